@@ -1,0 +1,70 @@
+/**
+ * Environment → typed configuration, in one place (CONTRACT §1).
+ */
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Everything the embedded default stores lives here. */
+  dataDir: string;
+  /** Bootstrap tokens (CONTRACT §1). */
+  privateAccessToken?: string;
+  publicAccessToken?: string;
+  /** Older Supabase stacks: one key for ingest and query. */
+  legacyApiKey?: string;
+  /** Request body limit for ingest, bytes. */
+  bodyLimitBytes: number;
+  /** Per-query time limit. */
+  queryTimeoutMs: number;
+  /** DuckDB memory limit, e.g. '4GB'. */
+  memoryLimit?: string;
+  /** 'info' by default; 'silent' in tests. */
+  logLevel: string;
+}
+
+export type Env = Record<string, string | undefined>;
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(`${name} must be a whole number, got "${raw}"`);
+  }
+  return n;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const config: Config = {
+    port: positiveInt(env, 'PORT', 4000),
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    bodyLimitBytes: positiveInt(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
+    queryTimeoutMs: positiveInt(env, 'QUERY_TIMEOUT_MS', 30_000),
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+  };
+  const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
+  const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
+  const legacy = optional(env, 'LOGFLARE_API_KEY');
+  const mem = optional(env, 'DUCKDB_MEMORY_LIMIT');
+  if (priv) config.privateAccessToken = priv;
+  if (pub) config.publicAccessToken = pub;
+  if (legacy) config.legacyApiKey = legacy;
+  if (mem) config.memoryLimit = mem;
+  return config;
+}
+
+/** Where the generated private token is kept when none is configured. */
+export function generatedTokenPath(config: Config): string {
+  return path.join(config.dataDir, 'private-access-token');
+}
+
+export function databasePath(config: Config): string {
+  return path.join(config.dataDir, 'quarry.duckdb');
+}

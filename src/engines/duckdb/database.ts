@@ -1,0 +1,46 @@
+/**
+ * Opens the embedded DuckDB database that holds everything the service stores: one table per
+ * source and the metadata tables. One instance per process; connections are cheap.
+ */
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+
+export interface DuckDbOptions {
+  /** Database file, or ':memory:' (tests). */
+  path: string;
+  /** Worker threads for queries (default: DuckDB's choice, the core count). */
+  threads?: number;
+  /** e.g. '4GB'. */
+  memoryLimit?: string;
+}
+
+export interface DuckDb {
+  readonly instance: DuckDBInstance;
+  connect(): Promise<DuckDBConnection>;
+  close(): void;
+}
+
+export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
+  const settings: Record<string, string> = {};
+  if (options.threads !== undefined) settings.threads = String(options.threads);
+  if (options.memoryLimit !== undefined) settings.memory_limit = options.memoryLimit;
+  const instance = await DuckDBInstance.create(options.path, settings);
+  const connections = new Set<DuckDBConnection>();
+  // TimeZone cannot be passed at creation (ICU loads after); set it globally so every later
+  // connection, including those opened after the configuration is locked, works in UTC.
+  const setup = await instance.connect();
+  await setup.run("SET GLOBAL TimeZone = 'UTC'");
+  setup.closeSync();
+  return {
+    instance,
+    async connect() {
+      const conn = await instance.connect();
+      connections.add(conn);
+      return conn;
+    },
+    close() {
+      for (const c of connections) c.closeSync();
+      connections.clear();
+      instance.closeSync();
+    },
+  };
+}

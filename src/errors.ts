@@ -1,0 +1,76 @@
+/**
+ * Errors as typed values with stable codes. Every error that reaches an HTTP response is a
+ * QuarryError; anything else is reported as INTERNAL without its details.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'VALIDATION_FAILED'
+  | 'PARSE_ERROR'
+  | 'QUERY_NOT_ALLOWED'
+  | 'INVALID_QUERY'
+  | 'QUERY_TIMEOUT'
+  | 'OVERLOADED'
+  | 'INTERNAL';
+
+const defaultStatus: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  PARSE_ERROR: 400,
+  QUERY_NOT_ALLOWED: 400,
+  INVALID_QUERY: 400,
+  QUERY_TIMEOUT: 504,
+  OVERLOADED: 503,
+  INTERNAL: 500,
+};
+
+export interface QuarryErrorOptions {
+  status?: number;
+  /** Per-field messages, for VALIDATION_FAILED. */
+  fields?: Record<string, string[]>;
+  /** Seconds, sent as Retry-After (OVERLOADED). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+export class QuarryError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields?: Record<string, string[]>;
+  readonly retryAfter?: number;
+
+  constructor(code: ErrorCode, message: string, options: QuarryErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'QuarryError';
+    this.code = code;
+    this.status = options.status ?? defaultStatus[code];
+    if (options.fields) this.fields = options.fields;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+  }
+}
+
+export function isQuarryError(e: unknown): e is QuarryError {
+  return e instanceof QuarryError;
+}
+
+/** The JSON body of every error response (CONTRACT §4). */
+export interface ErrorBody {
+  error: { message: string; code: ErrorCode; status: number; fields?: Record<string, string[]> };
+}
+
+export function errorBody(e: QuarryError): ErrorBody {
+  const body: ErrorBody = { error: { message: e.message, code: e.code, status: e.status } };
+  if (e.fields) body.error.fields = e.fields;
+  return body;
+}

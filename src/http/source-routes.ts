@@ -1,0 +1,129 @@
+/** Sources management (private scope): `GET/POST /api/sources`, `GET/PATCH/DELETE /api/sources/:id`. */
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { Auth } from '../auth/auth.ts';
+import { QuarryError } from '../errors.ts';
+import type { Source, SourceInput } from '../metadata/sources.ts';
+import { ErrorResponse, authErrors } from './schemas.ts';
+
+/** Sources as the management API changes them: the repository plus the engine's tables. */
+export interface SourceAdmin {
+  list(): Source[];
+  get(id: string): Source | undefined;
+  create(input: SourceInput): Promise<Source>;
+  update(id: string, patch: Partial<SourceInput>): Promise<Source>;
+  delete(id: string): Promise<void>;
+}
+
+export interface SourceRoutesOptions {
+  auth: Auth;
+  sources: SourceAdmin;
+}
+
+const SourceSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    retention_days: Type.Union([Type.Integer(), Type.Null()]),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { $id: 'Source' },
+);
+
+const SourceBody = Type.Object(
+  {
+    name: Type.String({ description: 'Letters, digits, dots, dashes, underscores; unique.' }),
+    retention_days: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+        description: 'Delete events older than this many days; null keeps everything.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ id: Type.String() });
+
+function view(s: Source) {
+  return {
+    id: s.id,
+    name: s.name,
+    retention_days: s.retention_days,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
+}
+
+export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = async (app, { auth, sources }) => {
+  app.addHook('onRequest', async (req) => {
+    auth.require(req, { kind: 'manage' });
+  });
+  const tags = ['sources'];
+  const mustGet = (id: string) => {
+    const s = sources.get(id);
+    if (!s) throw new QuarryError('NOT_FOUND', `No source with id ${id}.`);
+    return s;
+  };
+
+  app.get(
+    '/api/sources',
+    { schema: { tags, summary: 'List sources', response: { 200: Type.Array(SourceSchema), ...authErrors } } },
+    async () => sources.list().map(view),
+  );
+  app.post(
+    '/api/sources',
+    {
+      schema: {
+        tags,
+        summary: 'Create a source',
+        body: SourceBody,
+        response: { 201: SourceSchema, 400: ErrorResponse, 422: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req, reply) => reply.code(201).send(view(await sources.create(req.body))),
+  );
+  app.get(
+    '/api/sources/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a source',
+        params: IdParams,
+        response: { 200: SourceSchema, 404: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req) => view(mustGet(req.params.id)),
+  );
+  app.patch(
+    '/api/sources/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename a source or change its retention',
+        params: IdParams,
+        body: Type.Partial(SourceBody),
+        response: { 200: SourceSchema, 404: ErrorResponse, 422: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req) => {
+      mustGet(req.params.id);
+      return view(await sources.update(req.params.id, req.body));
+    },
+  );
+  app.delete(
+    '/api/sources/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a source and all its events',
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req, reply) => {
+      mustGet(req.params.id);
+      await sources.delete(req.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

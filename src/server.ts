@@ -1,0 +1,85 @@
+/**
+ * Start-up and shutdown: config → storage → engine → services → HTTP. `main.ts` calls this with
+ * the environment's config; tests and the benchmark call it with their own.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import { createAuth } from './auth/auth.ts';
+import { bootstrapTokens } from './auth/bootstrap.ts';
+import { type Config, databasePath } from './config.ts';
+import { openDuckDb } from './engines/duckdb/database.ts';
+import { buildApp } from './http/app.ts';
+import type { SourceAdmin } from './http/source-routes.ts';
+import { serial } from './metadata/connection.ts';
+import { type SourceRepository, openSourceRepository, supabaseSources } from './metadata/sources.ts';
+import { openTokenRepository } from './metadata/tokens.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** e.g. http://127.0.0.1:4000 */
+  url: string;
+  /** Set when this start generated the private access token (shown once). */
+  generatedPrivateToken?: string;
+  /** Stop accepting, finish in-flight requests, flush, release the database. */
+  close(): Promise<void>;
+}
+
+async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promise<void> {
+  for (const { name } of supabaseSources) {
+    if (!sources.byName(name)) await admin.create({ name });
+  }
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  const db = await openDuckDb({
+    path: databasePath(config),
+    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+  });
+  const meta = serial(await db.connect());
+  const sources = await openSourceRepository(meta);
+  const tokens = await openTokenRepository(meta);
+  const boot = await bootstrapTokens(config, tokens);
+  const auth = createAuth(tokens);
+
+  const sourceAdmin: SourceAdmin = {
+    list: () => sources.list(),
+    get: (id) => sources.get(id),
+    create: (input) => sources.create(input),
+    update: (id, patch) => sources.update(id, patch),
+    async delete(id) {
+      await sources.delete(id);
+    },
+  };
+  await seedSources(sources, sourceAdmin);
+
+  let ready = false;
+  const app = await buildApp({
+    auth,
+    tokens,
+    sources: sourceAdmin,
+    isReady: () => ready,
+    logLevel: config.logLevel,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  ready = true;
+
+  let closing: Promise<void> | undefined;
+  const server: RunningServer = {
+    app,
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        ready = false;
+        await app.close();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+  if (boot.generatedPrivateToken) server.generatedPrivateToken = boot.generatedPrivateToken;
+  return server;
+}

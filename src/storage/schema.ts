@@ -1,0 +1,40 @@
+/**
+ * The schema catalogue's vocabulary: the type of every field a source has ever carried.
+ *
+ * Events are JSON objects. An object nested in an event is a `record` (BigQuery's REPEATED RECORD
+ * of one element: queries reach it with `UNNEST`, and results show it as a one-element array). A
+ * JSON array is a `list`. Everything else is a scalar.
+ */
+export type ScalarType = 'string' | 'int' | 'float' | 'bool' | 'timestamp';
+
+export type FieldType =
+  | { kind: 'scalar'; type: ScalarType }
+  | { kind: 'record'; fields: Record<string, FieldType> }
+  | { kind: 'list'; element: FieldType };
+
+/** Top-level columns of a source table, in creation order. Always has id, timestamp, event_message. */
+export interface TableSchema {
+  columns: Record<string, FieldType>;
+}
+
+/** What the SQL layer needs to know about a source: its names and its current schema. */
+export interface SourceTable {
+  /** Source id (UUID). */
+  id: string;
+  /** Source name as users write it (`cloudflare.logs.prod`). */
+  name: string;
+  /** Physical table name in the engine. */
+  table: string;
+  schema: TableSchema;
+}
+
+/** Looks up sources by name for the SQL layer (saved queries name sources, callers name CTEs). */
+export interface Catalog {
+  sourceByName(name: string): SourceTable | undefined;
+}
+
+export const baseColumns: Record<string, FieldType> = {
+  id: { kind: 'scalar', type: 'string' },
+  timestamp: { kind: 'scalar', type: 'timestamp' },
+  event_message: { kind: 'scalar', type: 'string' },
+};
