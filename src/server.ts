@@ -8,11 +8,15 @@ import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath } from './config.ts';
 import { openDuckDb } from './engines/duckdb/database.ts';
+import { openDuckDbSourceStorage } from './engines/duckdb/storage-open.ts';
 import { buildApp } from './http/app.ts';
+import { ingestRoutes } from './http/ingest-routes.ts';
 import type { SourceAdmin } from './http/source-routes.ts';
+import { IngestService } from './ingest/pipeline.ts';
 import { serial } from './metadata/connection.ts';
 import { type SourceRepository, openSourceRepository, supabaseSources } from './metadata/sources.ts';
 import { openTokenRepository } from './metadata/tokens.ts';
+import { RetentionTask } from './storage/retention.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -41,17 +45,37 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const tokens = await openTokenRepository(meta);
   const boot = await bootstrapTokens(config, tokens);
   const auth = createAuth(tokens);
+  const storage = await openDuckDbSourceStorage(db);
+  const tables = storage.sources;
 
   const sourceAdmin: SourceAdmin = {
     list: () => sources.list(),
     get: (id) => sources.get(id),
-    create: (input) => sources.create(input),
-    update: (id, patch) => sources.update(id, patch),
+    async create(input) {
+      const source = await sources.create(input);
+      await tables.ensure(source);
+      return source;
+    },
+    async update(id, patch) {
+      const source = await sources.update(id, patch);
+      await tables.ensure(source);
+      return source;
+    },
     async delete(id) {
       await sources.delete(id);
+      await tables.drop(id);
     },
   };
   await seedSources(sources, sourceAdmin);
+  for (const source of sources.list()) await tables.ensure(source);
+
+  const ingest = new IngestService({ sources: tables, storage: storage.storage });
+  const retention = new RetentionTask({
+    storage: storage.storage,
+    catalog: tables.catalog,
+    policies: () => sources.list().map((s) => ({ sourceId: s.id, retentionDays: s.retention_days })),
+  });
+  retention.start();
 
   let ready = false;
   const app = await buildApp({
@@ -61,6 +85,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     isReady: () => ready,
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    async register(a) {
+      await a.register(ingestRoutes, { auth, sources, ingest, bodyLimitBytes: config.bodyLimitBytes });
+    },
   });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -75,6 +102,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         ready = false;
         await app.close();
+        await retention.stop();
+        await ingest.close();
+        await storage.close();
         db.close();
       })();
       return closing;

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QuarryError } from '../errors.ts';
+import { physicalTableName } from '../storage/sources.ts';
 import { type SerialConnection, iso, str } from './connection.ts';
 
 export interface Source {
@@ -43,10 +44,6 @@ export const supabaseSources: readonly { name: string; cte: string }[] = [
   { name: 'postgREST.logs.prod', cte: 'postgrest_logs' },
   { name: 'pgbouncer.logs.prod', cte: 'pgbouncer_logs' },
 ];
-
-export function physicalTableName(sourceId: string): string {
-  return `src_${sourceId.replaceAll('-', '')}`;
-}
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

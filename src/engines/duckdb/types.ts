@@ -1,0 +1,75 @@
+/** FieldType → DuckDB type text, and identifier quoting. */
+import type { FieldType, ScalarType } from '../../storage/schema.ts';
+
+const scalarTypes: Record<ScalarType, string> = {
+  string: 'VARCHAR',
+  int: 'BIGINT',
+  float: 'DOUBLE',
+  bool: 'BOOLEAN',
+  timestamp: 'TIMESTAMP',
+};
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function quoteString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+export function duckDbType(type: FieldType): string {
+  switch (type.kind) {
+    case 'scalar':
+      return scalarTypes[type.type];
+    case 'list':
+      return `${duckDbType(type.element)}[]`;
+    case 'record':
+      return `STRUCT(${Object.entries(type.fields)
+        .map(([name, t]) => `${quoteIdent(name)} ${duckDbType(t)}`)
+        .join(', ')})`;
+  }
+}
+
+/**
+ * A SQL expression converting `expr` (of type `from`) to `to`, where `to` is `from` merged with
+ * something else under the conflict rule (src/storage/infer.ts). Used to rewrite a column in place
+ * when its type changes; values read back exactly as if they had been ingested with the new type.
+ */
+export function convertExpression(expr: string, from: FieldType, to: FieldType, depth = 0): string {
+  if (to.kind === 'scalar') {
+    if (from.kind === 'scalar') return from.type === to.type ? expr : `CAST(${expr} AS ${scalarTypes[to.type]})`;
+    // A record or list widened to string keeps its JSON text.
+    return `CAST(to_json(${expr}) AS VARCHAR)`;
+  }
+  if (to.kind === 'list' && from.kind === 'list') {
+    const v = `x${depth}`;
+    return `list_transform(${expr}, lambda ${v}: ${convertExpression(v, from.element, to.element, depth + 1)})`;
+  }
+  if (to.kind === 'record' && from.kind === 'record') {
+    const parts = Object.entries(to.fields).map(([name, t]) => {
+      const old = from.fields[name];
+      const value =
+        old === undefined
+          ? `CAST(NULL AS ${duckDbType(t)})`
+          : convertExpression(`struct_extract(${expr}, ${quoteString(name)})`, old, t, depth + 1);
+      return `${quoteIdent(name)} := ${value}`;
+    });
+    return `CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${parts.join(', ')}) END`;
+  }
+  throw new Error(`cannot convert ${duckDbType(from)} to ${duckDbType(to)}`);
+}
+
+/** The structure argument of DuckDB's `json_transform` for `type` (lenient about absent keys). */
+export function jsonStructure(type: FieldType): unknown {
+  switch (type.kind) {
+    case 'scalar':
+      return scalarTypes[type.type];
+    case 'list':
+      return [jsonStructure(type.element)];
+    case 'record': {
+      const out: Record<string, unknown> = {};
+      for (const [name, t] of Object.entries(type.fields)) out[name] = jsonStructure(t);
+      return out;
+    }
+  }
+}

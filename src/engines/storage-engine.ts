@@ -1,0 +1,38 @@
+/**
+ * The storage half of an engine: one physical table per source, grown by schema changes that the
+ * caller has already worked out (src/storage/infer.ts), and durable appends.
+ */
+import type { StoredEvent } from '../storage/event.ts';
+import type { SchemaChange } from '../storage/infer.ts';
+import type { TableSchema } from '../storage/schema.ts';
+
+/** Events for one source table, with the schema they were conformed to. */
+export interface TableBatch {
+  table: string;
+  schema: TableSchema;
+  events: readonly StoredEvent[];
+}
+
+export interface StorageEngine {
+  /** Creates the table with the base columns (id, timestamp, event_message); no-op if it exists. */
+  createSourceTable(table: string): Promise<void>;
+  /** Drops the table and everything in it; no-op if it does not exist. */
+  dropSourceTable(table: string): Promise<void>;
+  /**
+   * Applies changes computed from `before` to reach `after`, atomically. Columns and fields that
+   * already exist are left alone.
+   */
+  applySchemaChanges(table: string, before: TableSchema, after: TableSchema, changes: readonly SchemaChange[]): Promise<void>;
+  /**
+   * The table's schema as stored, or undefined when there is no such table. The catalogue is
+   * reconciled with it at start-up (a crash between DDL and the catalogue write loses nothing).
+   */
+  describeTable(table: string): Promise<TableSchema | undefined>;
+  /**
+   * Appends every batch in one transaction. Resolves once committed durably; on rejection nothing
+   * was stored.
+   */
+  append(batches: readonly TableBatch[]): Promise<void>;
+  /** Deletes events whose timestamp is before `cutoff` (unix µs); returns how many. */
+  deleteOlderThan(table: string, cutoff: bigint): Promise<number>;
+}

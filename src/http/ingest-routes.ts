@@ -1,0 +1,132 @@
+/**
+ * Logflare-compatible ingest (CONTRACT §3): `POST /api/logs`, `/logs`, `/api/events` with
+ * `?source_name=<name>` or `?source=<id>`. The token and the source are checked before the body is
+ * read; the body is read raw (JSON, NDJSON, optionally gzip) and handed to the ingest pipeline,
+ * which answers only once every event is durable.
+ */
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Auth } from '../auth/auth.ts';
+import { QuarryError } from '../errors.ts';
+import { bodyFormat, parseEvents } from '../ingest/body.ts';
+import type { IngestService } from '../ingest/pipeline.ts';
+import type { SourceRef } from '../storage/sources.ts';
+import { ErrorResponse } from './schemas.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+export interface IngestSourceLookup {
+  get(id: string): SourceRef | undefined;
+  byName(name: string): SourceRef | undefined;
+}
+
+export interface IngestRoutesOptions {
+  auth: Auth;
+  sources: IngestSourceLookup;
+  ingest: Pick<IngestService, 'ingest'>;
+  /** Largest accepted body, compressed or not, in bytes (default 10 MiB). */
+  bodyLimitBytes?: number;
+}
+
+const Logged = Type.Object({ message: Type.String() });
+const IngestQuery = Type.Object({
+  source_name: Type.Optional(Type.String()),
+  source: Type.Optional(Type.String()),
+  api_key: Type.Optional(Type.String()),
+});
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ingestSource?: SourceRef;
+  }
+}
+
+export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, options) => {
+  const { auth, sources, ingest } = options;
+  const limit = options.bodyLimitBytes ?? 10 * 1024 * 1024;
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
+
+  // Token first (401), then the source (404), then the token's scope for it (403): all before the
+  // body is read.
+  app.addHook('onRequest', async (req) => {
+    if (auth.identify(req) === undefined) auth.require(req, { kind: 'ingest', sourceId: '' });
+    const source = findSource(req, sources);
+    auth.require(req, { kind: 'ingest', sourceId: source.id });
+    req.ingestSource = source;
+  });
+
+  const schema = {
+    tags: ['ingest'],
+    summary: 'Ingest log events',
+    description:
+      'Body: one event object, an array of events, {"batch": [events]} (application/json) or one event per line ' +
+      '(application/x-ndjson); Content-Encoding: gzip accepted. 200 means every event is durable.',
+    querystring: IngestQuery,
+    response: {
+      200: Logged,
+      400: ErrorResponse,
+      401: ErrorResponse,
+      403: ErrorResponse,
+      404: ErrorResponse,
+      413: ErrorResponse,
+      415: ErrorResponse,
+      503: ErrorResponse,
+    },
+  };
+  for (const url of ['/api/logs', '/logs', '/api/events']) {
+    app.post(url, { schema }, async (req) => {
+      const source = req.ingestSource as SourceRef;
+      const text = await bodyText(req, limit);
+      const events = parseEvents(text, bodyFormat(req.headers['content-type']));
+      await ingest.ingest(source, events);
+      return { message: 'Logged!' };
+    });
+  }
+};
+
+function findSource(req: FastifyRequest, sources: IngestSourceLookup): SourceRef {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  const header = (name: string) => {
+    const v = req.headers[name];
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const id = str(query.source) ?? str(query.collection) ?? header('x-source') ?? header('x-collection');
+  const name = str(query.source_name) ?? str(query.collection_name);
+  if (id !== undefined) {
+    const s = sources.get(id);
+    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source with id ${id}.`);
+    return s;
+  }
+  if (name !== undefined) {
+    const s = sources.byName(name);
+    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source named "${name}".`);
+    return s;
+  }
+  throw new QuarryError('BAD_REQUEST', 'Say which source to ingest into: add ?source_name=<name> or ?source=<source id>.');
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+async function bodyText(req: FastifyRequest, limit: number): Promise<string> {
+  const body = req.body;
+  if (!Buffer.isBuffer(body)) return '';
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return body.toString('utf8');
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new QuarryError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send gzip or no encoding.`);
+  }
+  try {
+    return (await gunzipAsync(body, { maxOutputLength: limit })).toString('utf8');
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new QuarryError('PAYLOAD_TOO_LARGE', `The decompressed request body is larger than the limit of ${limit} bytes.`);
+    }
+    throw new QuarryError('BAD_REQUEST', 'The request body is not valid gzip although Content-Encoding says gzip.');
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * One incoming event → a stored event (CONTRACT §3):
+ * - `id`: kept when given (as text), else a new UUID;
+ * - `timestamp`: ISO-8601 with an offset (`Z` or `±hh:mm`), or a unix number told apart by its
+ *   digit count: up to 11 digits seconds, 12–14 milliseconds, 15–17 microseconds, 18 and more
+ *   nanoseconds (10/13/16/19 for present-day values; a string of digits counts as a number).
+ *   Missing or unparseable (including ISO without an offset) → the ingest time;
+ * - `event_message`: `event_message`, else `message` (then `message` is not kept twice); text as
+ *   is, anything else as its JSON text;
+ * - every other top-level key is kept at any depth, names made column-safe (src/ingest/keys.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { StoredEvent } from '../storage/event.ts';
+import { sanitiseObject } from './keys.ts';
+
+const RESERVED = new Set(['id', 'timestamp', 'event_message']);
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+
+export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint): StoredEvent {
+  const { id, timestamp, event_message, message, ...rest } = event;
+  let text = event_message;
+  if (text === undefined || text === null) text = message;
+  else if (message !== undefined && message !== null) rest.message = message;
+  return {
+    id: id === undefined || id === null || id === '' ? randomUUID() : typeof id === 'string' ? id : JSON.stringify(id),
+    timestamp: parseTimestamp(timestamp) ?? nowMicros,
+    event_message: text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text),
+    fields: sanitiseObject(rest, RESERVED),
+  };
+}
+
+export function nowMicros(): bigint {
+  return BigInt(Date.now()) * 1000n;
+}
+
+/** Unix microseconds, or undefined when the value is not a timestamp. */
+export function parseTimestamp(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? fromUnixNumber(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (/^-?\d+$/.test(text)) return fromUnixDigits(text);
+  if (/^-?\d+\.\d+$/.test(text)) return fromUnixNumber(Number(text));
+  return parseIso(text);
+}
+
+function fromUnixDigits(text: string): bigint {
+  const n = BigInt(text);
+  const digits = text.replace('-', '').length;
+  if (digits <= 11) return n * 1_000_000n;
+  if (digits <= 14) return n * 1000n;
+  if (digits <= 17) return n;
+  return n / 1000n;
+}
+
+function fromUnixNumber(value: number): bigint {
+  const digits = Math.abs(Math.trunc(value)).toString().length;
+  const scale = digits <= 11 ? 1e6 : digits <= 14 ? 1e3 : digits <= 17 ? 1 : 1e-3;
+  return BigInt(Math.round(value * scale));
+}
+
+function parseIso(text: string): bigint | undefined {
+  const m = ISO.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = s === undefined ? 0 : Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 60) {
+    return undefined;
+  }
+  let offsetMinutes = 0;
+  if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  const micros = frac === undefined ? 0n : BigInt(frac.slice(0, 6).padEnd(6, '0'));
+  return BigInt(ms) * 1000n + micros;
+}
+
+function daysIn(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}

@@ -1,0 +1,118 @@
+/**
+ * Source tables: creates, grows and drops the physical table behind each source and keeps the
+ * catalogue in step. The only writer of schemas; the ingest pipeline calls `evolve` before it
+ * appends.
+ */
+import type { StorageEngine } from '../engines/storage-engine.ts';
+import type { SchemaCatalog } from './catalog.ts';
+import type { SchemaChange } from './infer.ts';
+import { mergeSchema, sameType } from './infer.ts';
+import type { FieldType, SourceTable, TableSchema } from './schema.ts';
+import { baseColumns } from './schema.ts';
+
+export interface SourceRef {
+  id: string;
+  name: string;
+  /** Physical table, when the source registry already chose one (default `physicalTableName(id)`). */
+  table?: string;
+}
+
+/** `src_` + the id's letters and digits: a physical name that needs no quoting and never collides. */
+export function physicalTableName(sourceId: string): string {
+  return `src_${sourceId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+}
+
+export class SourceTables {
+  readonly catalog: SchemaCatalog;
+  private readonly engine: StorageEngine;
+  private readonly creating = new Map<string, Promise<SourceTable>>();
+
+  constructor(engine: StorageEngine, catalog: SchemaCatalog) {
+    this.engine = engine;
+    this.catalog = catalog;
+  }
+
+  /**
+   * Brings the catalogue in line with the stored tables after a crash between a schema change
+   * and its catalogue write: the stored table is the truth.
+   */
+  async reconcile(): Promise<void> {
+    for (const entry of this.catalog.list()) {
+      const stored = await this.engine.describeTable(entry.table);
+      if (stored === undefined) {
+        await this.engine.createSourceTable(entry.table);
+        const base: TableSchema = { columns: { ...baseColumns } };
+        const { schema, changes } = mergeSchema(base, withoutBase(entry.schema.columns));
+        await this.engine.applySchemaChanges(entry.table, base, schema, changes);
+        continue;
+      }
+      if (!sameSchema(stored, entry.schema)) await this.catalog.put({ ...entry, schema: stored });
+    }
+  }
+
+  /** The source's table, created when missing; a changed name is recorded. Idempotent. */
+  ensure(source: SourceRef): Promise<SourceTable> {
+    const existing = this.catalog.sourceById(source.id);
+    if (existing !== undefined && existing.name === source.name) return Promise.resolve(existing);
+    const pending = this.creating.get(source.id);
+    if (pending !== undefined) return pending;
+    const run = this.create(source).finally(() => this.creating.delete(source.id));
+    this.creating.set(source.id, run);
+    return run;
+  }
+
+  private async create(source: SourceRef): Promise<SourceTable> {
+    const existing = this.catalog.sourceById(source.id);
+    if (existing !== undefined) {
+      if (existing.name === source.name) return existing;
+      const renamed = { ...existing, name: source.name };
+      await this.catalog.put(renamed);
+      return renamed;
+    }
+    const entry: SourceTable = {
+      id: source.id,
+      name: source.name,
+      table: source.table ?? physicalTableName(source.id),
+      schema: { columns: { ...baseColumns } },
+    };
+    await this.engine.createSourceTable(entry.table);
+    await this.catalog.put(entry);
+    return entry;
+  }
+
+  /** Drops the source's table and catalogue entry. */
+  async drop(sourceId: string): Promise<void> {
+    const entry = this.catalog.sourceById(sourceId);
+    if (entry === undefined) return;
+    await this.engine.dropSourceTable(entry.table);
+    await this.catalog.remove(sourceId);
+  }
+
+  /**
+   * Grows the source's schema to hold the observed field types; DDL runs only when something
+   * actually changed. Returns the entry to append with and the changes applied.
+   */
+  async evolve(sourceId: string, observed: Record<string, FieldType>): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
+    const entry = this.catalog.sourceById(sourceId);
+    if (entry === undefined) throw new Error(`no table for source ${sourceId}`);
+    const { schema, changes } = mergeSchema(entry.schema, observed);
+    if (changes.length === 0) return { entry, changes };
+    await this.engine.applySchemaChanges(entry.table, entry.schema, schema, changes);
+    const next = { ...entry, schema };
+    await this.catalog.put(next);
+    return { entry: next, changes };
+  }
+}
+
+function withoutBase(columns: Record<string, FieldType>): Record<string, FieldType> {
+  const out: Record<string, FieldType> = {};
+  for (const [name, type] of Object.entries(columns)) if (!Object.hasOwn(baseColumns, name)) out[name] = type;
+  return out;
+}
+
+function sameSchema(a: TableSchema, b: TableSchema): boolean {
+  const ak = Object.keys(a.columns);
+  const bk = Object.keys(b.columns);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k, i) => bk[i] === k && sameType(a.columns[k] as FieldType, b.columns[k] as FieldType));
+}
