@@ -1,0 +1,316 @@
+/**
+ * `npm run bench -- --events 1000000`: Quarry against Logflare's Postgres layout (baseline) and
+ * hand-written DuckDB (limit) on the same generated data and the same questions.
+ *
+ * Flags: --events N (default 1,000,000), --runs N (timed runs per query, default 20),
+ * --baseline-runs N (default min(runs, 5)), --no-baseline (skip PostgreSQL), --json-only (the
+ * result JSON on stdout, progress on stderr), --concurrency N and --batch N (ingest client),
+ * --hit-requests N (cache-hit phase), --seed N, --results-dir DIR, --no-docs, --keep (keep the
+ * temp directory).
+ */
+import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { GenerateOptions } from '../src/demo/generator.ts';
+import { generateBatches } from '../src/demo/generator.ts';
+import type { IngestRequest } from '../src/demo/ingest-client.ts';
+import { ingestRequests } from '../src/demo/ingest-client.ts';
+import { loadBaseline, pgClient } from './baseline/load.ts';
+import { runBaseline } from './baseline/queries.ts';
+import { startPostgres } from './baseline/server.ts';
+import type { CaseId, QueryContext } from './cases.ts';
+import { CASES } from './cases.ts';
+import { runLimit } from './limit.ts';
+import { directoryBytes, QuarryClient, startQuarry } from './quarry.ts';
+import type { BenchResult, CaseResult } from './report.ts';
+import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
+import type { Summary } from './stats.ts';
+import { geometricMean, summarise } from './stats.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const PROJECTS = ['default', 'rzwtqkxbnpcmhdvalsye', 'qpjhmfkzxtrwbvnylcog', 'hbxwkqnjrtzvlcmdpysa'];
+
+function count(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw.replace(/_/g, ''));
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
+  return Math.floor(n);
+}
+
+/** Pre-generates the ingest bodies to a file, so the client spends no CPU generating during the timed ingest. */
+async function writeBodies(file: string, gen: GenerateOptions, batch: number): Promise<{ lookupId: string; requests: number }> {
+  const out = createWriteStream(file);
+  let lookupId = '';
+  let written = 0;
+  let requests = 0;
+  const middle = Math.floor(gen.count * 0.4);
+  for (const b of generateBatches(gen, batch)) {
+    written += b.events.length;
+    if (lookupId === '' && written >= middle && b.source === 'cloudflare.logs.prod') {
+      const hit = b.events.find((e) => e.project === gen.projects?.[0]);
+      if (hit !== undefined) lookupId = String(hit.id);
+    }
+    requests++;
+    if (!out.write(`${b.source}\t${b.events.length}\t${JSON.stringify(b.events)}\n`)) {
+      await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+  }
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  return { lookupId, requests };
+}
+
+async function* readBodies(file: string): AsyncGenerator<IngestRequest> {
+  const lines = readline.createInterface({ input: createReadStream(file, { highWaterMark: 1 << 20 }), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    const tab1 = line.indexOf('\t');
+    const tab2 = line.indexOf('\t', tab1 + 1);
+    yield { source: line.slice(0, tab1), events: Number(line.slice(tab1 + 1, tab2)), body: line.slice(tab2 + 1) };
+  }
+}
+
+function versionOf(pkg: string): string {
+  try {
+    const file = path.join(repoRoot, 'node_modules', ...pkg.split('/'), 'package.json');
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string' },
+      runs: { type: 'string' },
+      'baseline-runs': { type: 'string' },
+      'no-baseline': { type: 'boolean' },
+      'json-only': { type: 'boolean' },
+      concurrency: { type: 'string' },
+      batch: { type: 'string' },
+      'hit-requests': { type: 'string' },
+      seed: { type: 'string' },
+      'results-dir': { type: 'string' },
+      'no-docs': { type: 'boolean' },
+      keep: { type: 'boolean' },
+    },
+  });
+  const events = count(values.events, 'events', 1_000_000);
+  const runs = count(values.runs, 'runs', 20);
+  const baselineRuns = count(values['baseline-runs'], 'baseline-runs', Math.min(runs, 5));
+  const concurrency = count(values.concurrency, 'concurrency', 8);
+  const batch = count(values.batch, 'batch', 1_000);
+  const hitRequests = count(values['hit-requests'], 'hit-requests', 6_000);
+  const seed = count(values.seed, 'seed', 1);
+  const jsonOnly = values['json-only'] === true;
+  const withBaseline = values['no-baseline'] !== true;
+  const resultsDir = path.resolve(values['results-dir'] ?? path.join(repoRoot, 'bench', 'results'));
+  const log = (line: string) => (jsonOnly ? process.stderr : process.stdout).write(`${line}\n`);
+
+  const now = Date.now();
+  const q: QueryContext = {
+    project: PROJECTS[0] as string,
+    nowIso: new Date(now).toISOString(),
+    hourAgoIso: new Date(now - 3_600_000).toISOString(),
+    dayAgoIso: new Date(now - 86_400_000).toISOString(),
+    lookupId: '',
+    search: 'search_products',
+  };
+  const gen: GenerateOptions = { count: events, seed, now, days: 8, burstFraction: 0.1, projects: PROJECTS, withIds: true };
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-'));
+  // The baseline's PostgreSQL runs as the `postgres` user and must be able to reach its directory.
+  chmodSync(workDir, 0o755);
+  const notes: string[] = [];
+  const caseIds = CASES.map((c) => c.id);
+  const result: BenchResult = {
+    date: new Date(now).toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: {
+      cores: os.cpus().length,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      os: `${os.type()} ${os.release()}`,
+    },
+    versions: { node: process.version, '@duckdb/node-api': versionOf('@duckdb/node-api'), fastify: versionOf('fastify') },
+    params: { events, runs, baselineRuns, concurrency, batch, seed, days: 8, burstFraction: 0.1, projects: PROJECTS, hitRequests, baseline: withBaseline },
+    ingest: null,
+    baselineLoad: null,
+    queries: {},
+    cacheHit: null,
+    peakRssBytes: null,
+    summary: { geomeanOursOverBaseline: null, maxOursOverLimit: null },
+    notes,
+  };
+  const ours: Partial<Record<CaseId, Summary>> = {};
+  const oursRows: Partial<Record<CaseId, number>> = {};
+  const oursErrors: Partial<Record<CaseId, string>> = {};
+  let limit: Awaited<ReturnType<typeof runLimit>> | undefined;
+  let baseline: Awaited<ReturnType<typeof runBaseline>> | undefined;
+
+  try {
+    log(`Generating ${events.toLocaleString('en')} events (8 days, dense last hour, ${PROJECTS.length} projects) ...`);
+    const t0 = performance.now();
+    const bodies = path.join(workDir, 'bodies.ndjson');
+    const written = await writeBodies(bodies, gen, batch);
+    q.lookupId = written.lookupId;
+    log(`  ${written.requests.toLocaleString('en')} request bodies ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    // Quarry: ingest over HTTP, query over HTTP, then stop it and measure the disk.
+    const dataDir = path.join(workDir, 'quarry-data');
+    log('Quarry: starting the service ...');
+    const service = await startQuarry(repoRoot, dataDir, log);
+    let ingested = false;
+    try {
+      let shown = 0;
+      const ing = await ingestRequests(readBodies(bodies), {
+        baseUrl: service.url,
+        token: service.token,
+        concurrency,
+        onProgress: (p) => {
+          if (p.elapsedMs - shown < 5_000) return;
+          shown = p.elapsedMs;
+          log(`  ingested ${p.events.toLocaleString('en')} events (${Math.round(p.events / (p.elapsedMs / 1000)).toLocaleString('en')}/s)`);
+        },
+      });
+      ingested = true;
+      const eps = Math.round(ing.events / (ing.elapsedMs / 1000));
+      log(`  ingest: ${ing.events.toLocaleString('en')} events in ${(ing.elapsedMs / 1000).toFixed(1)} s = ${eps.toLocaleString('en')} events/s`);
+      result.ingest = {
+        events: ing.events,
+        elapsedMs: Math.round(ing.elapsedMs),
+        eventsPerSecond: eps,
+        requests: ing.requests,
+        requestLatency: summarise(ing.latenciesMs),
+        retries: ing.retries,
+        bytesOnDisk: 0,
+        bytesPerEvent: 0,
+      };
+      const client = new QuarryClient(service);
+      try {
+        log(`Quarry: ${runs} runs per question ...`);
+        const run = await client.runCases(caseIds, q, runs, log);
+        Object.assign(ours, run.results);
+        Object.assign(oursRows, run.rows);
+        Object.assign(oursErrors, run.errors);
+        try {
+          log(`Quarry: usage.api-counts cache hits at concurrency 32 (${hitRequests} requests) ...`);
+          result.cacheHit = await client.cacheHits(q, 32, hitRequests);
+          log(`  ${result.cacheHit.requestsPerSecond.toLocaleString('en')} req/s, p50 ${result.cacheHit.latency.p50} ms, p99 ${result.cacheHit.latency.p99} ms, ${Math.round(result.cacheHit.hitShare * 100)}% X-Cache: HIT`);
+        } catch (e) {
+          notes.push(`Cache-hit phase not measured: ${(e as Error).message}`);
+          log(`  cache hits not measured: ${(e as Error).message}`);
+        }
+      } finally {
+        client.close();
+      }
+    } catch (e) {
+      notes.push(`Quarry half stopped early: ${(e as Error).message}`);
+      log(`  Quarry half stopped early: ${(e as Error).message}`);
+    } finally {
+      result.peakRssBytes = Number.isFinite(service.peakRss()) ? service.peakRss() : null;
+      await service.stop();
+    }
+    if (result.ingest !== null) {
+      result.ingest.bytesOnDisk = directoryBytes(dataDir);
+      result.ingest.bytesPerEvent = Math.round(result.ingest.bytesOnDisk / Math.max(1, result.ingest.events));
+      log(`  on disk after a clean stop: ${(result.ingest.bytesOnDisk / 2 ** 20).toFixed(1)} MiB = ${result.ingest.bytesPerEvent} bytes/event`);
+    }
+
+    if (ingested) {
+      log('Limit: hand-written DuckDB on the same tables, in-process ...');
+      try {
+        limit = await runLimit(path.join(dataDir, 'quarry.duckdb'), caseIds, q, runs, log);
+      } catch (e) {
+        notes.push(`Limit not measured: ${(e as Error).message}`);
+        log(`  limit not measured: ${(e as Error).message}`);
+      }
+    }
+
+    if (withBaseline) {
+      log('Baseline: PostgreSQL in Logflare\'s layout ...');
+      const pg = await startPostgres(path.join(workDir, 'pg'), log);
+      result.versions.postgres = pg.version;
+      result.versions.pg = versionOf('pg');
+      try {
+        const load = await loadBaseline(pg, gen, log);
+        result.baselineLoad = {
+          events: load.events,
+          eventsPerSecond: Math.round(load.events / (load.loadMs / 1000)),
+          bytes: load.bytes,
+          bytesPerEvent: Math.round(load.bytes / Math.max(1, load.events)),
+          indexMs: Math.round(load.indexMs),
+        };
+        log(`  loaded ${load.events.toLocaleString('en')} events with COPY in ${(load.loadMs / 1000).toFixed(1)} s, indexes ${(load.indexMs / 1000).toFixed(1)} s, ${result.baselineLoad.bytesPerEvent} bytes/event`);
+        const client = await pgClient(pg);
+        try {
+          baseline = await runBaseline(client, caseIds, q, baselineRuns, log);
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await pg.stop();
+      }
+    }
+  } finally {
+    if (values.keep === true) log(`(kept ${workDir})`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+
+  // Ratios, targets, sanity checks.
+  const overBaseline: number[] = [];
+  let maxOverLimit: number | null = null;
+  for (const c of CASES) {
+    const o = ours[c.id] ?? null;
+    const b = baseline?.results[c.id] ?? null;
+    const l = limit?.results[c.id] ?? null;
+    const target = scaleTarget(c.target, events);
+    const r: CaseResult = {
+      label: c.label,
+      ours: o,
+      baseline: b,
+      limit: l,
+      rows: { ours: oursRows[c.id], baseline: baseline?.rows[c.id], limit: limit?.rows[c.id] },
+      oursOverBaseline: o !== null && b !== null ? o.p50 / b.p50 : null,
+      oursOverLimit: o !== null && l !== null ? o.p50 / l.p50 : null,
+      met: o === null || target === undefined ? null : o.p50 <= target,
+    };
+    if (c.target !== undefined) r.target = c.target;
+    const err = oursErrors[c.id];
+    if (err !== undefined) r.error = err;
+    if (r.oursOverBaseline !== null) overBaseline.push(r.oursOverBaseline);
+    if (r.oursOverLimit !== null) maxOverLimit = Math.max(maxOverLimit ?? 0, r.oursOverLimit);
+    const { ours: ro, limit: rl, baseline: rb } = r.rows;
+    if (!c.id.startsWith('usage_') && ro !== undefined && rl !== undefined && ro !== rl) {
+      notes.push(`${c.id}: Quarry returned ${ro} rows, the limit query ${rl}${rb === undefined ? '' : `, the baseline ${rb}`}.`);
+    }
+    result.queries[c.id] = r;
+  }
+  result.summary.geomeanOursOverBaseline = overBaseline.length > 0 ? geometricMean(overBaseline) : null;
+  result.summary.maxOursOverLimit = maxOverLimit;
+
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${result.date.slice(0, 10)}-${events}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  if (jsonOnly) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    log('');
+    log(markdownTable(result, CASES));
+    if (notes.length > 0) log(`\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}`);
+    log(`\nResults written to ${path.relative(process.cwd(), file)}`);
+  }
+  if (values['no-docs'] !== true && !jsonOnly) {
+    const doc = path.join(repoRoot, 'docs', 'PERFORMANCE.md');
+    updatePerformanceDoc(doc, result, CASES);
+    log(`Table written to ${path.relative(process.cwd(), doc)}`);
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(`Benchmark failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  process.exit(1);
+});
