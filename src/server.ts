@@ -8,8 +8,13 @@ import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath } from './config.ts';
 import { openDuckDb } from './engines/duckdb/database.ts';
+import { lockDownDuckDb } from './engines/duckdb/lockdown.ts';
+import { DuckDbQueryRunner } from './engines/duckdb/runner.ts';
 import { openDuckDbSourceStorage } from './engines/duckdb/storage-open.ts';
+import { type Clock, openEndpoints } from './endpoints/index.ts';
+import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
+import { registerEndpointRoutes } from './http/endpoint-routes.ts';
 import { ingestRoutes } from './http/ingest-routes.ts';
 import type { SourceAdmin } from './http/source-routes.ts';
 import { IngestService } from './ingest/pipeline.ts';
@@ -34,12 +39,14 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
   }
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** The result cache's clock (tests move it by hand). */
+  clock?: Clock;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
-  const db = await openDuckDb({
-    path: databasePath(config),
-    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
-  });
+  const db = await openDuckDb({ path: databasePath(config) });
   const meta = serial(await db.connect());
   const sources = await openSourceRepository(meta);
   const tokens = await openTokenRepository(meta);
@@ -77,6 +84,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   retention.start();
 
+  const engine = new DuckDbQueryRunner({ connect: () => db.connect() });
+  const endpoints = await openEndpoints({
+    db: meta,
+    backend: createSqlBackend({ catalog: tables.catalog, engine }),
+    queryTimeoutMs: config.queryTimeoutMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+
+  // From here on no SQL can reach files, the network, extensions or settings (defence in depth
+  // behind the validator); storage and metadata need none of these.
+  const lockConn = await db.connect();
+  await lockDownDuckDb(lockConn, config.memoryLimit ? { memoryLimit: config.memoryLimit } : {});
+
   let ready = false;
   const app = await buildApp({
     auth,
@@ -87,6 +107,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     bodyLimitBytes: config.bodyLimitBytes,
     async register(a) {
       await a.register(ingestRoutes, { auth, sources, ingest, bodyLimitBytes: config.bodyLimitBytes });
+      await registerEndpointRoutes(a, { auth, runner: endpoints.runner, service: endpoints.service });
     },
   });
   await app.listen({ port: config.port, host: config.host });
@@ -102,6 +123,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         ready = false;
         await app.close();
+        endpoints.close();
+        engine.close();
         await retention.stop();
         await ingest.close();
         await storage.close();

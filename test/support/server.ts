@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Env, loadConfig } from '../../src/config.ts';
-import { type RunningServer, startServer } from '../../src/server.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../src/server.ts';
 
 export const PRIVATE_TOKEN = 'test-private-token-0123456789';
 export const PUBLIC_TOKEN = 'test-public-token-0123456789';
@@ -30,7 +30,7 @@ export async function tempDataDir(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'quarry-test-'));
 }
 
-export async function startTestServer(env: Env = {}, dataDir?: string): Promise<TestServer> {
+export async function startTestServer(env: Env = {}, dataDir?: string, options: StartOptions = {}): Promise<TestServer> {
   const dir = dataDir ?? (await tempDataDir());
   const fullEnv: Env = {
     PORT: '0',
@@ -41,7 +41,7 @@ export async function startTestServer(env: Env = {}, dataDir?: string): Promise<
     LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
     ...env,
   };
-  const server = await startServer(loadConfig(fullEnv));
+  const server = await startServer(loadConfig(fullEnv), options);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -1,0 +1,66 @@
+/**
+ * The endpoints module, assembled: repository (seeded with the Supabase endpoints), management
+ * service, runner and result cache. `server.ts` opens it once and hands `runner` and `service` to
+ * the route plugins (registerEndpointRoutes in
+ * src/http/endpoint-routes.ts).
+ */
+import type { SerialConnection } from '../metadata/connection.ts';
+import type { QueryBackend } from './backend.ts';
+import { ResultCache } from './cache.ts';
+import type { Clock } from './clock.ts';
+import { type EndpointRepository, openEndpointRepository } from './repository.ts';
+import { type RunBody, EndpointRunner } from './runner.ts';
+import { seedSupabaseEndpoints } from './seed.ts';
+import { EndpointService } from './service.ts';
+
+export interface OpenEndpointsOptions {
+  /** The metadata connection (the `_quarry_endpoints` table lives beside sources and tokens). */
+  db: SerialConnection;
+  backend: QueryBackend;
+  /** Per-query time limit (config.queryTimeoutMs). */
+  queryTimeoutMs: number;
+  /** Tests pass a ManualClock; default: the system clock. */
+  clock?: Clock;
+  cacheMaxEntries?: number;
+  cacheMaxBytes?: number;
+  /** Create logs.all and usage.api-counts when missing (default true). */
+  seed?: boolean;
+  /** Told about failed background cache refreshes. */
+  onRefreshError?: (error: unknown, endpointId: string) => void;
+}
+
+export interface EndpointsModule {
+  repository: EndpointRepository;
+  service: EndpointService;
+  runner: EndpointRunner;
+  cache: ResultCache<RunBody>;
+  /** Stops background refreshes and drops cached results. */
+  close(): void;
+}
+
+export async function openEndpoints(options: OpenEndpointsOptions): Promise<EndpointsModule> {
+  const repository = await openEndpointRepository(options.db);
+  if (options.seed ?? true) await seedSupabaseEndpoints(repository);
+  const cache = new ResultCache<RunBody>({
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.cacheMaxEntries !== undefined ? { maxEntries: options.cacheMaxEntries } : {}),
+    ...(options.cacheMaxBytes !== undefined ? { maxBytes: options.cacheMaxBytes } : {}),
+    ...(options.onRefreshError ? { onRefreshError: options.onRefreshError } : {}),
+  });
+  const runner = new EndpointRunner({
+    endpoints: repository,
+    backend: options.backend,
+    cache,
+    timeoutMs: options.queryTimeoutMs,
+  });
+  const service = new EndpointService({
+    repository,
+    backend: options.backend,
+    invalidate: (id) => runner.invalidate(id),
+  });
+  return { repository, service, runner, cache, close: () => cache.clear() };
+}
+
+export type { Endpoint, EndpointInput } from './model.ts';
+export type { QueryBackend, SavedQueryInfo } from './backend.ts';
+export { ManualClock, systemClock, type Clock } from './clock.ts';

@@ -1,0 +1,42 @@
+/**
+ * QueryBackend over the real query side: the SQL layer validates and merges, the LQL compiler
+ * turns `lql` into the same AST, and the engine runs the result.
+ */
+import type { QueryEngine } from '../engines/query-engine.ts';
+import { compileLql } from '../lql/index.ts';
+import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery } from '../sql/index.ts';
+import type { Catalog } from '../storage/schema.ts';
+import type { ExecuteRequest, ExecuteResult, QueryBackend, SavedQueryInfo } from './backend.ts';
+
+export interface SqlBackendOptions {
+  catalog: Catalog;
+  engine: QueryEngine;
+}
+
+export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryBackend {
+  return {
+    async inspect(saved: string): Promise<SavedQueryInfo> {
+      return checkSavedQuery(saved, catalog);
+    },
+
+    async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+      const params: Record<string, string | null> = { ...request.params };
+      let caller: SqlCaller | undefined;
+      if (request.caller?.kind === 'sql') {
+        caller = { sql: request.caller.text };
+      } else if (request.caller?.kind === 'lql') {
+        const compiled = compileLql(request.caller.text, { ctes: [...request.info.ctes] });
+        caller = { ast: compiled.ast };
+        Object.assign(params, compiled.params);
+      }
+      const prepared = prepareEndpointQuery({
+        saved: request.saved,
+        catalog,
+        sandboxable: request.sandboxable,
+        ...(caller ? { caller } : {}),
+      });
+      const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
+      return { rows: result.rows, warnings: result.warnings };
+    },
+  };
+}

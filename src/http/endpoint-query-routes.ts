@@ -1,0 +1,160 @@
+/**
+ * Running endpoints (CONTRACT §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
+ * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls.
+ */
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Auth } from '../auth/auth.ts';
+import type { EndpointRunner } from '../endpoints/runner.ts';
+import { mergeParams } from '../endpoints/params.ts';
+import { QuarryError } from '../errors.ts';
+import { ErrorResponse, authErrors } from './schemas.ts';
+
+export interface EndpointQueryRoutesOptions {
+  auth: Auth;
+  runner: EndpointRunner;
+}
+
+const PathParams = Type.Object({
+  idOrName: Type.String({
+    description: 'The endpoint id (a UUID) or its name, e.g. `logs.all`.',
+    examples: ['logs.all'],
+  }),
+});
+
+const reservedDescriptions = {
+  sql: Type.Optional(
+    Type.String({
+      description:
+        'Sandboxable endpoints only: a BigQuery-dialect SELECT that replaces the saved final SELECT and may read only the saved query\'s CTEs and its own.',
+    }),
+  ),
+  lql: Type.Optional(
+    Type.String({ description: 'Sandboxable endpoints only: an LQL query over the saved CTEs (ignored when `sql` is given).' }),
+  ),
+};
+
+const QueryString = Type.Object(reservedDescriptions, {
+  additionalProperties: true,
+  description: "Every other parameter is bound, as a string, to the saved query's `@name` of the same name.",
+});
+
+const Body = Type.Object(reservedDescriptions, {
+  additionalProperties: true,
+  description: 'Parameters as a JSON object; a value here wins over the query string.',
+});
+
+const Headers = Type.Object(
+  {
+    'lf-endpoint-redact-pii': Type.Optional(
+      Type.String({
+        description: "`true` redacts IPv4/IPv6 addresses in the result; `false` does not. Absent: the endpoint's setting.",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const Result = Type.Object(
+  { result: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'At most max_limit rows.' }) },
+  {
+    description: 'The rows. `X-Cache` says HIT or MISS, `Age` the seconds since computation.',
+  },
+);
+
+const responses = {
+  200: Result,
+  400: ErrorResponse,
+  ...authErrors,
+  404: ErrorResponse,
+  500: ErrorResponse,
+  503: ErrorResponse,
+  504: ErrorResponse,
+};
+
+const REDACT_HEADER = 'lf-endpoint-redact-pii';
+
+/** A header value made of visible ASCII only (field paths may hold anything). */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 4000);
+}
+
+export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (
+  app,
+  { auth, runner },
+) => {
+  async function run(req: FastifyRequest, reply: FastifyReply, idOrName: string, body: unknown) {
+    const endpoint = runner.resolve(idOrName);
+    if (!endpoint) {
+      // Anonymous callers learn nothing about which names exist.
+      if (!auth.identify(req)) {
+        throw new QuarryError('UNAUTHORIZED', 'A valid access token is required to query this endpoint.');
+      }
+      throw new QuarryError('NOT_FOUND', `No endpoint with id or name "${idOrName}".`);
+    }
+    if (endpoint.enable_auth) auth.require(req, { kind: 'query', endpointId: endpoint.id });
+
+    const outcome = await runner.run(endpoint, {
+      params: mergeParams(req.query, body),
+      redactHeader: req.headers[REDACT_HEADER],
+    });
+    reply.header('X-Cache', outcome.cache).header('Age', String(outcome.ageSeconds));
+    if (outcome.warnings.length > 0) reply.header('X-Query-Warnings', headerSafe(outcome.warnings.join(', ')));
+    return reply.code(200).type('application/json; charset=utf-8').send(outcome.json);
+  }
+
+  // Parameters may all be in the query string: an empty JSON body is no body, not an error.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    const body = typeof text === 'string' ? text : text.toString('utf8');
+    if (body.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(body));
+    } catch {
+      done(new QuarryError('BAD_REQUEST', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  const tags = ['query'];
+  for (const [prefix, legacy] of [
+    ['/api/endpoints/query', false],
+    ['/endpoints/query', true],
+  ] as const) {
+    const deprecated = legacy ? { deprecated: true } : {};
+    app.get(
+      `${prefix}/:idOrName`,
+      {
+        schema: {
+          tags,
+          summary: legacy ? 'Run an endpoint (legacy path)' : 'Run an endpoint',
+          ...deprecated,
+          params: PathParams,
+          querystring: QueryString,
+          headers: Headers,
+          response: responses,
+        },
+      },
+      (req, reply) => run(req, reply, req.params.idOrName, undefined),
+    );
+    app.post(
+      `${prefix}/:idOrName`,
+      {
+        schema: {
+          tags,
+          summary: legacy ? 'Run an endpoint with a JSON body (legacy path)' : 'Run an endpoint with a JSON body',
+          ...deprecated,
+          params: PathParams,
+          querystring: QueryString,
+          headers: Headers,
+          body: Body,
+          response: responses,
+        },
+        // A POST without a body carries its parameters in the query string only.
+        preValidation: async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+      },
+      (req, reply) => run(req, reply, req.params.idOrName, req.body),
+    );
+  }
+};

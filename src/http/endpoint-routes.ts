@@ -1,0 +1,231 @@
+/**
+ * Endpoint management (CONTRACT §5, private scope): `GET/POST /api/endpoints`,
+ * `GET/PUT/PATCH/DELETE /api/endpoints/:id`. Invalid input is a 422 with per-field messages,
+ * whether the JSON schema or the save-time query check found it.
+ */
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Auth } from '../auth/auth.ts';
+import { type Endpoint, type EndpointInput, MAX_CACHE_SECONDS, MAX_LIMIT_CEILING, checkEndpointFields } from '../endpoints/model.ts';
+import type { EndpointRunner } from '../endpoints/runner.ts';
+import type { EndpointService } from '../endpoints/service.ts';
+import { QuarryError } from '../errors.ts';
+import { endpointQueryRoutes } from './endpoint-query-routes.ts';
+import { ErrorResponse, authErrors } from './schemas.ts';
+
+export interface EndpointRoutesOptions {
+  auth: Auth;
+  service: EndpointService;
+}
+
+const fieldDocs = {
+  name: Type.String({ description: 'Unique; also addresses the endpoint in the query path.', examples: ['logs.all'] }),
+  description: Type.Union([Type.String(), Type.Null()]),
+  query: Type.String({
+    description: 'BigQuery-dialect SQL with `@name` parameters: CTEs followed by a final SELECT. Validated at save time.',
+  }),
+  language: Type.Literal('bq_sql'),
+  sandboxable: Type.Boolean({ description: 'Callers may send their own `sql`/`lql` over the CTEs.' }),
+  max_limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT_CEILING, description: 'At most this many rows come back.' }),
+  cache_duration_seconds: Type.Integer({
+    minimum: 0,
+    maximum: MAX_CACHE_SECONDS,
+    description: 'How long a result is cached, from its computation; 0 = no cache.',
+  }),
+  proactive_requerying_seconds: Type.Integer({
+    minimum: 0,
+    maximum: MAX_CACHE_SECONDS,
+    description: 'A live cached result is recomputed in the background this often; 0 = never.',
+  }),
+  enable_auth: Type.Boolean({ description: 'false: anyone may run the endpoint without a token.' }),
+  redact_pii: Type.Boolean({ description: 'Redact IP addresses in results unless the request header says otherwise.' }),
+  labels: Type.Union([Type.String(), Type.Null()], { description: 'Comma-separated `key=value` labels.' }),
+};
+
+const EndpointSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    ...fieldDocs,
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Endpoint' },
+);
+
+const CreateBody = Type.Object(
+  {
+    name: fieldDocs.name,
+    query: fieldDocs.query,
+    description: Type.Optional(fieldDocs.description),
+    language: Type.Optional(fieldDocs.language),
+    sandboxable: Type.Optional(fieldDocs.sandboxable),
+    max_limit: Type.Optional(fieldDocs.max_limit),
+    cache_duration_seconds: Type.Optional(fieldDocs.cache_duration_seconds),
+    proactive_requerying_seconds: Type.Optional(fieldDocs.proactive_requerying_seconds),
+    enable_auth: Type.Optional(fieldDocs.enable_auth),
+    redact_pii: Type.Optional(fieldDocs.redact_pii),
+    labels: Type.Optional(fieldDocs.labels),
+  },
+  { description: 'Unknown fields (id, created_at, ...) are ignored.' },
+);
+const PatchBody = Type.Partial(CreateBody);
+const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint id (UUID).' }) });
+
+function view(e: Endpoint): Endpoint {
+  return {
+    id: e.id,
+    name: e.name,
+    description: e.description,
+    query: e.query,
+    language: e.language,
+    sandboxable: e.sandboxable,
+    max_limit: e.max_limit,
+    cache_duration_seconds: e.cache_duration_seconds,
+    proactive_requerying_seconds: e.proactive_requerying_seconds,
+    enable_auth: e.enable_auth,
+    redact_pii: e.redact_pii,
+    labels: e.labels,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  };
+}
+
+interface SchemaIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * Turns a JSON-schema failure of the body into the same 422 the save-time checks give, listing
+ * the schema's complaint together with every field rule the body breaks.
+ */
+function bodyInvalid(req: FastifyRequest, partial: boolean): QuarryError {
+  const fields: Record<string, string[]> = {};
+  const issues = ((req.validationError as { validation?: SchemaIssue[] } | undefined)?.validation ?? []) as SchemaIssue[];
+  for (const issue of issues) {
+    const missing = issue.params?.missingProperty;
+    const field =
+      typeof missing === 'string' ? missing : (issue.instancePath ?? '').replace(/^\//, '').split('/')[0] || 'body';
+    fields[field] ??= [];
+    fields[field].push(typeof missing === 'string' ? 'is required' : (issue.message ?? 'is not valid'));
+  }
+  const body = req.body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [field, messages] of Object.entries(checkEndpointFields(body as EndpointInput, partial))) {
+      fields[field] ??= [];
+      for (const m of messages) if (!fields[field].includes(m)) fields[field].push(m);
+    }
+  }
+  const summary = Object.entries(fields)
+    .map(([f, m]) => `${f} ${m.join('; ')}`)
+    .join('. ');
+  return new QuarryError('VALIDATION_FAILED', `The endpoint is not valid: ${summary}.`, { fields });
+}
+
+export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = async (app, { auth, service }) => {
+  app.addHook('onRequest', async (req) => {
+    auth.require(req, { kind: 'manage' });
+  });
+  const tags = ['endpoints'];
+  const invalid = { 400: ErrorResponse, 422: ErrorResponse };
+
+  app.get(
+    '/api/endpoints',
+    { schema: { tags, summary: 'List endpoints', response: { 200: Type.Array(EndpointSchema), ...authErrors } } },
+    async () => service.list().map(view),
+  );
+
+  app.post(
+    '/api/endpoints',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Create an endpoint',
+        body: CreateBody,
+        response: { 201: EndpointSchema, ...invalid, ...authErrors },
+      },
+    },
+    async (req, reply) => {
+      if (req.validationError) throw bodyInvalid(req, false);
+      return reply.code(201).send(view(await service.create(req.body)));
+    },
+  );
+
+  app.get(
+    '/api/endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an endpoint',
+        params: IdParams,
+        response: { 200: EndpointSchema, 404: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req) => view(service.get(req.params.id)),
+  );
+
+  app.put(
+    '/api/endpoints/:id',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Replace an endpoint (settings left out return to their defaults)',
+        params: IdParams,
+        body: CreateBody,
+        response: { 200: EndpointSchema, 404: ErrorResponse, ...invalid, ...authErrors },
+      },
+    },
+    async (req) => {
+      service.get(req.params.id);
+      if (req.validationError) throw bodyInvalid(req, false);
+      return view(await service.replace(req.params.id, req.body));
+    },
+  );
+
+  app.patch(
+    '/api/endpoints/:id',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Change some settings of an endpoint',
+        params: IdParams,
+        body: PatchBody,
+        response: { 200: EndpointSchema, 404: ErrorResponse, ...invalid, ...authErrors },
+      },
+    },
+    async (req) => {
+      service.get(req.params.id);
+      if (req.validationError) throw bodyInvalid(req, true);
+      return view(await service.update(req.params.id, req.body));
+    },
+  );
+
+  app.delete(
+    '/api/endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an endpoint',
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req, reply) => {
+      await service.delete(req.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};
+
+/** Registers both endpoint plugins: running endpoints and managing them. */
+export async function registerEndpointRoutes(
+  app: FastifyInstance,
+  deps: { auth: Auth; runner: EndpointRunner; service: EndpointService },
+): Promise<void> {
+  await app.register(endpointQueryRoutes, { auth: deps.auth, runner: deps.runner });
+  await app.register(endpointRoutes, { auth: deps.auth, service: deps.service });
+}
