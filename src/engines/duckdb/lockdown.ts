@@ -1,0 +1,203 @@
+/**
+ * Defence in depth for the DuckDB engine, behind the validator:
+ *
+ * 1. `lockDownDuckDb`: no file or network access from SQL, configuration frozen, memory capped.
+ *    These are database-wide settings; ingest and metadata keep working because they need no
+ *    external access and no configuration changes after start-up.
+ * 2. `checkTranslatedSql`: DuckDB's own parse tree of the generated SQL (json_serialize_sql)
+ *    must name only the tables the query may read and only functions the generator emits.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { QuarryError } from '../../errors.ts';
+
+export interface LockdownOptions {
+  /** e.g. '2GB'. */
+  memoryLimit?: string;
+}
+
+export async function lockDownDuckDb(conn: DuckDBConnection, options: LockdownOptions = {}): Promise<void> {
+  if (options.memoryLimit) {
+    if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|%)$/i.test(options.memoryLimit)) {
+      throw new QuarryError('INTERNAL', 'Invalid memory limit setting');
+    }
+    await conn.run(`SET memory_limit = '${options.memoryLimit}'`);
+  }
+  await conn.run('SET enable_external_access = false');
+  await conn.run('SET allow_community_extensions = false');
+  await conn.run('SET autoinstall_known_extensions = false');
+  await conn.run('SET autoload_known_extensions = false');
+  await conn.run('SET lock_configuration = true');
+}
+
+/** Functions (and operators) the generator may emit; anything else in the plan is refused. */
+const emittedFunctions = new Set([
+  'regexp_matches',
+  'regexp_extract',
+  'regexp_replace',
+  'starts_with',
+  'ends_with',
+  'lower',
+  'upper',
+  'length',
+  'strpos',
+  'substring',
+  'string_split',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'replace',
+  'json_extract_string',
+  'coalesce',
+  'nullif',
+  'greatest',
+  'least',
+  'abs',
+  'round',
+  'ceil',
+  'floor',
+  'trunc',
+  'sqrt',
+  'pow',
+  'len',
+  'generate_series',
+  'get_current_timestamp',
+  'timezone',
+  'date_trunc',
+  'date_sub',
+  'date_diff',
+  'strftime',
+  'epoch_us',
+  'epoch_ms',
+  'make_timestamp',
+  'count',
+  'count_star',
+  'count_if',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'any_value',
+  'bool_or',
+  'bool_and',
+  'stddev_samp',
+  'var_samp',
+  'string_agg',
+  'array_agg',
+  'list_slice',
+  'quantile_disc',
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'list_contains',
+  'list_value',
+  'struct_pack',
+  'unnest',
+  'dayofweek',
+  'dayofyear',
+  'date_part',
+  'extract',
+  'to_microseconds',
+  'to_milliseconds',
+  'to_seconds',
+  'to_minutes',
+  'to_hours',
+  'to_days',
+  'to_weeks',
+  'to_months',
+  'to_years',
+  'xor',
+  'array_extract',
+  'list_extract',
+  'struct_extract',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '||',
+  '&',
+  '|',
+  '~~',
+  '!~~',
+]);
+
+export interface TranslatedCheck {
+  /** Physical tables the query may read. */
+  tables: readonly string[];
+  /** CTE names defined by the query. */
+  ctes: readonly string[];
+}
+
+export async function checkTranslatedSql(conn: DuckDBConnection, sql: string, allowed: TranslatedCheck): Promise<void> {
+  // json_serialize_sql takes a constant only; the text is quoted as a standard SQL string.
+  const reader = await conn.runAndReadAll(`SELECT json_serialize_sql('${sql.replace(/'/g, "''")}') AS tree`);
+  const tree = reader.getRowObjectsJson()[0]?.tree;
+  const parsed: unknown = typeof tree === 'string' ? JSON.parse(tree) : undefined;
+  if (!isObject(parsed) || parsed.error !== false) {
+    throw new QuarryError('INTERNAL', 'The translated query failed the engine-side check');
+  }
+  const tables = new Set([...allowed.tables, ...allowed.ctes].map((t) => t.toLowerCase()));
+  const problems: string[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (!isObject(node)) return;
+    const problem = nodeProblem(node, tables);
+    if (problem) problems.push(problem);
+    for (const v of Object.values(node)) if (typeof v === 'object' && v !== null) visit(v);
+  };
+  const statements = Array.isArray(parsed.statements) ? parsed.statements : [];
+  if (statements.length !== 1) problems.push('several statements');
+  visit(statements);
+  if (problems.length > 0) throw new QuarryError('QUERY_NOT_ALLOWED', `Not allowed in queries: ${problems[0]}`);
+}
+
+/** Table references the generator produces: tables, derived tables, joins, no FROM. */
+const tableRefTypes = new Set(['BASE_TABLE', 'SUBQUERY', 'JOIN', 'EMPTY']);
+const queryNodeTypes = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'CTE_NODE']);
+
+function nodeProblem(node: Record<string, unknown>, tables: ReadonlySet<string>): string | undefined {
+  const type = node.type;
+  // Table references carry a `sample` member; query nodes carry `modifiers`.
+  if ('sample' in node && !('modifiers' in node) && !tableRefTypes.has(String(type))) return `a ${String(type).toLowerCase()} table reference`;
+  if ('modifiers' in node && 'type' in node && !queryNodeTypes.has(String(type))) return `a ${String(type).toLowerCase()}`;
+  if (type === 'BASE_TABLE') {
+    const name = String(node.table_name).toLowerCase();
+    if (node.schema_name !== '' || node.catalog_name !== '' || !tables.has(name)) return `table ${String(node.table_name)}`;
+  }
+  if (node.class === 'COLUMN_REF') {
+    // Generated column references are always qualified; a bare name may be a special value.
+    const names = node.column_names;
+    if (!Array.isArray(names) || names.length < 2) return 'an unqualified name';
+  }
+  if (node.class === 'STAR') {
+    if (!node.relation_name || node.columns === true || present(node.exclude_list) || present(node.replace_list)) return 'a wildcard';
+  }
+  if (node.class === 'FUNCTION' || node.class === 'AGGREGATE' || node.class === 'WINDOW') {
+    const name = String(node.function_name ?? '').toLowerCase();
+    if (name && !emittedFunctions.has(name)) return `function ${name}`;
+    // The parser itself qualifies some rewrites (`[x]` → main.list_value).
+    const schema = node.schema ?? '';
+    if ((schema !== '' && schema !== 'main') || (node.catalog !== undefined && node.catalog !== '')) return `function ${name}`;
+  }
+  return undefined;
+}
+
+function present(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0;
+  if (isObject(v)) return Object.keys(v).length > 0;
+  return Boolean(v);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

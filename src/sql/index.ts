@@ -1,0 +1,91 @@
+/**
+ * The SQL front end's public surface: parse → validate → sandbox merge, on one AST.
+ *
+ *   checkSavedQuery(sql, catalog)          at endpoint save time
+ *   prepareEndpointQuery({saved, caller})  per request; the result goes to an engine's run()
+ */
+import { QuarryError } from '../errors.ts';
+import type { Catalog } from '../storage/schema.ts';
+import type { Analysis } from './analyse.ts';
+import type { Query } from './ast.ts';
+import { parseSql } from './parse.ts';
+import { mergeSandboxed } from './sandbox.ts';
+import { validateQuery } from './validate.ts';
+import { walkQuery } from './walk.ts';
+
+export type { Query } from './ast.ts';
+export { analyse } from './analyse.ts';
+export { parseSql } from './parse.ts';
+
+/** A merged, validated query, ready for any engine. */
+export interface PreparedQuery {
+  ast: Query;
+  /** Parameters the saved query declares, in order of appearance: bind each (absent → NULL). */
+  params: string[];
+  /** The catalogue the query was validated against; engines read column types from it. */
+  catalog: Catalog;
+}
+
+export interface SavedQueryInfo {
+  params: string[];
+  ctes: string[];
+}
+
+/** Validates a saved query (PARSE_ERROR / QUERY_NOT_ALLOWED / INVALID_QUERY) and describes it. */
+export function checkSavedQuery(sql: string, catalog: Catalog): SavedQueryInfo {
+  const { analysis } = savedQuery(sql, catalog);
+  return { params: analysis.params, ctes: analysis.ctes };
+}
+
+export type CallerQuery = { sql: string } | { ast: Query };
+
+export interface PrepareInput {
+  saved: string;
+  /** A caller's `sql` (or an LQL query compiled to the AST) replacing the final SELECT. */
+  caller?: CallerQuery;
+  catalog: Catalog;
+  sandboxable: boolean;
+}
+
+export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
+  const { query: saved, analysis } = savedQuery(input.saved, input.catalog);
+  if (!input.caller) return { ast: saved, params: analysis.params, catalog: input.catalog };
+  if (!input.sandboxable) {
+    throw new QuarryError('BAD_REQUEST', 'This endpoint is not sandboxable: it does not accept sql or lql parameters');
+  }
+  const caller = 'ast' in input.caller ? input.caller.ast : parseSql(input.caller.sql);
+  const callerAnalysis = validateQuery(caller, { catalog: input.catalog, sandboxCtes: analysis.ctes });
+  const declared = new Set(analysis.params);
+  const unknown = callerAnalysis.params.filter((p) => !declared.has(p));
+  if (unknown.length > 0) {
+    const known = analysis.params.length > 0 ? analysis.params.map((p) => `@${p}`).join(', ') : 'none';
+    throw new QuarryError('INVALID_QUERY', `Unknown parameter @${unknown[0]}: this endpoint declares ${known}`);
+  }
+  return { ast: mergeSandboxed(saved, caller), params: analysis.params, catalog: input.catalog };
+}
+
+// Saved queries are parsed once per text (parsing is most of the cost); validation against the
+// catalogue runs every time because sources can come and go.
+const parsedCache = new Map<string, Query>();
+const cacheLimit = 256;
+
+function savedQuery(sql: string, catalog: Catalog): { query: Query; analysis: Analysis } {
+  let query = parsedCache.get(sql);
+  if (!query) {
+    query = parseSql(sql);
+    if (parsedCache.size >= cacheLimit) parsedCache.delete(parsedCache.keys().next().value!);
+    parsedCache.set(sql, query);
+  }
+  return { query, analysis: validateQuery(query, { catalog }) };
+}
+
+/** Every source a query reads (by name), for callers that need to know (e.g. cache keys). */
+export function sourcesRead(query: Query): string[] {
+  const names = new Set<string>();
+  walkQuery(query, {
+    table(t, cte) {
+      if (!cte) names.add(t.name);
+    },
+  });
+  return [...names];
+}

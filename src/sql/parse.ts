@@ -1,0 +1,803 @@
+/**
+ * BigQuery SQL text → Quarry's AST (ast.ts), through sqlparser-rs (WASM, BigQuery dialect).
+ *
+ * The converter is an allow-list: every sqlparser node kind and clause that is not mapped here is
+ * rejected with QUERY_NOT_ALLOWED naming the construct, so nothing the rest of the pipeline does
+ * not understand can reach an engine. sqlparser's JSON is externally tagged (`{"Variant": payload}`
+ * or `"Variant"`); optional fields that are None come through as `undefined`.
+ */
+import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
+import { QuarryError } from '../errors.ts';
+import type {
+  BinaryOp,
+  CastType,
+  Cte,
+  DatePart,
+  Expr,
+  From,
+  FuncCall,
+  Join,
+  OrderItem,
+  Query,
+  Select,
+  SelectItem,
+  SetExpr,
+  TableFactor,
+  WindowSpec,
+} from './ast.ts';
+
+// One-time WASM start-up (about 50 ms), done when this module is first imported so parseSql can
+// stay synchronous.
+await init();
+
+type J = Record<string, unknown>;
+
+function isObj(v: unknown): v is J {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** [variant, payload] of an externally tagged enum value. */
+function variant(v: unknown): [string, unknown] {
+  if (typeof v === 'string') return [v, undefined];
+  if (isObj(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1) return [keys[0]!, v[keys[0]!]];
+  }
+  throw notAllowed('an unrecognised construct');
+}
+
+function notAllowed(what: string): QuarryError {
+  return new QuarryError('QUERY_NOT_ALLOWED', `Not supported in queries: ${what}`);
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function obj(v: unknown): J {
+  if (!isObj(v)) throw notAllowed('an unrecognised construct');
+  return v;
+}
+
+function present(v: unknown): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v === 'None') return false;
+  return true;
+}
+
+/** Rejects a clause we do not translate when the parser reports it present. */
+function refuse(node: J, key: string, what: string): void {
+  if (present(node[key])) throw notAllowed(what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+export function parseSql(sql: string): Query {
+  let statements: unknown[];
+  try {
+    statements = sqlparserParse(sql, 'bigquery') as unknown[];
+  } catch (e) {
+    throw parseError(sql, e);
+  }
+  if (statements.length === 0) throw new QuarryError('PARSE_ERROR', 'The query is empty');
+  if (statements.length > 1) throw new QuarryError('QUERY_NOT_ALLOWED', 'Only a single query is allowed (found several statements)');
+  const [kind, payload] = variant(statements[0]);
+  if (kind !== 'Query') throw new QuarryError('QUERY_NOT_ALLOWED', `Only SELECT queries are allowed (found a ${statementName(kind)} statement)`);
+  return convertQuery(payload);
+}
+
+function statementName(kind: string): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+}
+
+function parseError(sql: string, e: unknown): QuarryError {
+  const raw = e instanceof Error ? e.message : String(e);
+  const detail = raw.replace(/^sql parser error:\s*/i, '');
+  const at = /\s*at Line: (\d+), Column: (\d+)\s*$/.exec(detail);
+  let where: string;
+  let text = detail;
+  if (at) {
+    where = `line ${at[1]}, column ${at[2]}`;
+    text = detail.slice(0, at.index);
+  } else {
+    const lines = sql.split('\n');
+    where = `line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1} (end of the query)`;
+  }
+  return new QuarryError('PARSE_ERROR', `Could not parse the query at ${where}: ${text}`, { cause: e });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+
+function convertQuery(v: unknown): Query {
+  const q = obj(v);
+  refuse(q, 'fetch', 'FETCH');
+  refuse(q, 'locks', 'FOR UPDATE / locking clauses');
+  refuse(q, 'for_clause', 'FOR clauses');
+  refuse(q, 'settings', 'SETTINGS');
+  refuse(q, 'format_clause', 'FORMAT');
+  refuse(q, 'pipe_operators', 'pipe syntax');
+  const ctes: Cte[] = [];
+  if (present(q.with)) {
+    const w = obj(q.with);
+    if (w.recursive === true) throw notAllowed('WITH RECURSIVE');
+    for (const c of arr(w.cte_tables)) {
+      const cte = obj(c);
+      refuse(cte, 'from', 'CTE FROM');
+      const alias = obj(cte.alias);
+      if (arr(alias.columns).length > 0) throw notAllowed('CTE column lists');
+      ctes.push({ name: ident(alias.name), query: convertQuery(cte.query) });
+    }
+  }
+  const query: Query = { kind: 'query', with: ctes, body: convertSetExpr(q.body), orderBy: [] };
+  if (present(q.order_by)) {
+    const [k, items] = variant(obj(q.order_by).kind);
+    if (k !== 'Expressions') throw notAllowed('ORDER BY ALL');
+    refuse(obj(q.order_by), 'interpolate', 'INTERPOLATE');
+    query.orderBy = arr(items).map(orderItem);
+  }
+  if (present(q.limit_clause)) {
+    const [k, lc] = variant(q.limit_clause);
+    if (k !== 'LimitOffset') throw notAllowed('LIMIT x, y');
+    const l = obj(lc);
+    refuse(l, 'limit_by', 'LIMIT BY');
+    if (present(l.limit)) query.limit = convertExpr(l.limit);
+    if (present(l.offset)) query.offset = convertExpr(obj(l.offset).value);
+  }
+  return query;
+}
+
+function convertSetExpr(v: unknown): SetExpr {
+  const [k, p] = variant(v);
+  switch (k) {
+    case 'Select':
+      return convertSelect(p);
+    case 'Query':
+      return { kind: 'nested', query: convertQuery(p) };
+    case 'SetOperation': {
+      const s = obj(p);
+      const op = ({ Union: 'union', Intersect: 'intersect', Except: 'except' } as const)[String(s.op) as 'Union'];
+      if (!op) throw notAllowed(`set operation ${String(s.op)}`);
+      const [quant] = variant(s.set_quantifier ?? 'None');
+      if (quant === 'ByName' || quant === 'AllByName' || quant === 'DistinctByName') throw notAllowed('BY NAME');
+      return { kind: 'setop', op, all: quant === 'All', left: convertSetExpr(s.left), right: convertSetExpr(s.right) };
+    }
+    case 'Values':
+      throw notAllowed('VALUES');
+    case 'Table':
+      throw notAllowed('TABLE <name>');
+    default:
+      throw new QuarryError('QUERY_NOT_ALLOWED', `Only SELECT queries are allowed (found ${statementName(k)})`);
+  }
+}
+
+const handledSelectKeys = new Set([
+  'select_token',
+  'optimizer_hints',
+  'distinct',
+  'top',
+  'top_before_distinct',
+  'projection',
+  'exclude',
+  'into',
+  'from',
+  'lateral_views',
+  'prewhere',
+  'selection',
+  'connect_by',
+  'group_by',
+  'cluster_by',
+  'distribute_by',
+  'sort_by',
+  'having',
+  'named_window',
+  'qualify',
+  'window_before_qualify',
+  'value_table_mode',
+  'flavor',
+]);
+
+function convertSelect(v: unknown): Select {
+  const s = obj(v);
+  for (const key of Object.keys(s)) {
+    if (!handledSelectKeys.has(key) && present(s[key])) throw notAllowed(`SELECT clause ${key}`);
+  }
+  refuse(s, 'top', 'TOP');
+  refuse(s, 'into', 'SELECT INTO');
+  refuse(s, 'exclude', 'EXCLUDE');
+  refuse(s, 'lateral_views', 'LATERAL VIEW');
+  refuse(s, 'prewhere', 'PREWHERE');
+  refuse(s, 'connect_by', 'CONNECT BY');
+  refuse(s, 'cluster_by', 'CLUSTER BY');
+  refuse(s, 'distribute_by', 'DISTRIBUTE BY');
+  refuse(s, 'sort_by', 'SORT BY');
+  refuse(s, 'named_window', 'named windows (WINDOW)');
+  refuse(s, 'value_table_mode', 'SELECT AS STRUCT / VALUE');
+  if (s.flavor !== undefined && s.flavor !== 'Standard') throw notAllowed('FROM-first SELECT');
+  let distinct = false;
+  if (present(s.distinct)) {
+    const [dk] = variant(s.distinct);
+    if (dk !== 'Distinct') throw notAllowed('DISTINCT ON');
+    distinct = true;
+  }
+  const select: Select = {
+    kind: 'select',
+    distinct,
+    columns: arr(s.projection).map(selectItem),
+    groupBy: [],
+  };
+  const froms = arr(s.from);
+  if (froms.length > 0) select.from = convertFrom(froms);
+  if (present(s.selection)) select.where = convertExpr(s.selection);
+  if (present(s.group_by)) {
+    const [gk, gp] = variant(s.group_by);
+    if (gk !== 'Expressions') throw notAllowed('GROUP BY ALL');
+    const [exprs, modifiers] = arr(gp);
+    if (arr(modifiers).length > 0) throw notAllowed('GROUP BY modifiers (ROLLUP, CUBE, ...)');
+    select.groupBy = arr(exprs).map(convertExpr);
+  }
+  if (present(s.having)) select.having = convertExpr(s.having);
+  if (present(s.qualify)) select.qualify = convertExpr(s.qualify);
+  return select;
+}
+
+function selectItem(v: unknown): SelectItem {
+  const [k, p] = variant(v);
+  if (k === 'UnnamedExpr') return { expr: convertExpr(p) };
+  if (k === 'ExprWithAlias') {
+    const e = obj(p);
+    return { expr: convertExpr(e.expr), alias: ident(e.alias) };
+  }
+  if (k === 'Wildcard' || k === 'QualifiedWildcard') {
+    throw new QuarryError('QUERY_NOT_ALLOWED', 'Wildcards (* or t.*) are not allowed in result columns: list the columns you need');
+  }
+  throw notAllowed(`select item ${k}`);
+}
+
+function convertFrom(items: unknown[]): From {
+  let from: From | undefined;
+  for (const item of items) {
+    const twj = obj(item);
+    const factor = tableFactor(twj.relation);
+    const joins = arr(twj.joins).map(convertJoin);
+    if (!from) from = { first: factor, joins };
+    else from.joins.push({ type: 'cross', table: factor }, ...joins);
+  }
+  return from!;
+}
+
+function convertJoin(v: unknown): Join {
+  const j = obj(v);
+  if (j.global === true) throw notAllowed('GLOBAL JOIN');
+  const table = tableFactor(j.relation);
+  const [op, constraint] = variant(j.join_operator);
+  const joinTypes: Record<string, Join['type']> = {
+    CrossJoin: 'cross',
+    Join: 'inner',
+    Inner: 'inner',
+    Left: 'left',
+    LeftOuter: 'left',
+    Right: 'right',
+    RightOuter: 'right',
+    FullOuter: 'full',
+  };
+  const type = joinTypes[op];
+  if (!type) throw notAllowed(`${statementName(op)} join`);
+  const join: Join = { type, table };
+  if (type === 'cross') {
+    const [ck] = variant(constraint ?? 'None');
+    if (ck !== 'None') throw notAllowed('CROSS JOIN with a condition');
+    return join;
+  }
+  const [ck, cp] = variant(constraint);
+  if (ck === 'On') join.on = convertExpr(cp);
+  else if (ck === 'Using') join.using = arr(cp).map((n) => objectName(n));
+  else throw notAllowed(`${ck.toUpperCase()} join`);
+  return join;
+}
+
+function tableFactor(v: unknown): TableFactor {
+  const [k, p] = variant(v);
+  const t = obj(p);
+  switch (k) {
+    case 'Table': {
+      if (t.args !== undefined && t.args !== null) throw notAllowed(`table function ${objectName(t.name)}()`);
+      refuse(t, 'with_hints', 'table hints');
+      refuse(t, 'version', 'FOR SYSTEM_TIME AS OF');
+      refuse(t, 'partitions', 'PARTITION');
+      refuse(t, 'with_ordinality', 'WITH ORDINALITY');
+      refuse(t, 'json_path', 'JSON paths in FROM');
+      refuse(t, 'sample', 'TABLESAMPLE');
+      refuse(t, 'index_hints', 'index hints');
+      const factor: TableFactor = { kind: 'table', name: objectName(t.name) };
+      const alias = tableAlias(t.alias);
+      if (alias !== undefined) factor.alias = alias;
+      return factor;
+    }
+    case 'Derived': {
+      if (t.lateral === true) throw notAllowed('LATERAL');
+      refuse(t, 'sample', 'TABLESAMPLE');
+      const factor: TableFactor = { kind: 'derived', query: convertQuery(t.subquery) };
+      const alias = tableAlias(t.alias);
+      if (alias !== undefined) factor.alias = alias;
+      return factor;
+    }
+    case 'UNNEST': {
+      if (t.with_offset === true) throw notAllowed('UNNEST ... WITH OFFSET');
+      if (t.with_ordinality === true) throw notAllowed('WITH ORDINALITY');
+      const exprs = arr(t.array_exprs);
+      if (exprs.length !== 1) throw notAllowed('UNNEST of several arrays');
+      const factor: TableFactor = { kind: 'unnest', expr: convertExpr(exprs[0]) };
+      const alias = tableAlias(t.alias);
+      if (alias !== undefined) factor.alias = alias;
+      return factor;
+    }
+    case 'NestedJoin':
+      throw notAllowed('parenthesised joins');
+    default:
+      throw notAllowed(`${statementName(k)} in FROM`);
+  }
+}
+
+function tableAlias(v: unknown): string | undefined {
+  if (!present(v)) return undefined;
+  const a = obj(v);
+  if (arr(a.columns).length > 0) throw notAllowed('column lists in table aliases');
+  return ident(a.name);
+}
+
+function ident(v: unknown): string {
+  const i = obj(v);
+  if (typeof i.value !== 'string') throw notAllowed('an unrecognised identifier');
+  return i.value;
+}
+
+/** A possibly dotted name (`cloudflare.logs.prod`), joined with dots. */
+function objectName(v: unknown): string {
+  return arr(v)
+    .map((part) => {
+      const [k, p] = variant(part);
+      if (k !== 'Identifier') throw notAllowed('an unrecognised name');
+      return ident(p);
+    })
+    .join('.');
+}
+
+function orderItem(v: unknown): OrderItem {
+  const o = obj(v);
+  refuse(o, 'with_fill', 'WITH FILL');
+  const opts = isObj(o.options) ? o.options : {};
+  const item: OrderItem = { expr: convertExpr(o.expr), desc: opts.asc === false };
+  if (opts.nulls_first === true) item.nulls = 'first';
+  if (opts.nulls_first === false) item.nulls = 'last';
+  return item;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+const binaryOps: Record<string, BinaryOp> = {
+  And: 'and',
+  Or: 'or',
+  Eq: '=',
+  NotEq: '!=',
+  Lt: '<',
+  LtEq: '<=',
+  Gt: '>',
+  GtEq: '>=',
+  Plus: '+',
+  Minus: '-',
+  Multiply: '*',
+  Divide: '/',
+  Modulo: '%',
+  StringConcat: '||',
+  BitwiseAnd: '&',
+  BitwiseOr: '|',
+  BitwiseXor: '^',
+};
+
+const dateParts: Record<string, DatePart> = {
+  microsecond: 'microsecond',
+  microseconds: 'microsecond',
+  millisecond: 'millisecond',
+  milliseconds: 'millisecond',
+  second: 'second',
+  seconds: 'second',
+  minute: 'minute',
+  minutes: 'minute',
+  hour: 'hour',
+  hours: 'hour',
+  day: 'day',
+  days: 'day',
+  dayofweek: 'dayofweek',
+  dayofyear: 'dayofyear',
+  week: 'week',
+  month: 'month',
+  months: 'month',
+  quarter: 'quarter',
+  year: 'year',
+  years: 'year',
+};
+
+export function toDatePart(name: string): DatePart | undefined {
+  return dateParts[name.toLowerCase()];
+}
+
+function datePartOf(v: unknown): DatePart {
+  const [k, p] = variant(v);
+  const name = k === 'Custom' ? ident(p) : k;
+  const part = toDatePart(name);
+  if (!part) throw new QuarryError('INVALID_QUERY', `Unknown date part: ${name}`);
+  return part;
+}
+
+/** Functions whose argument at the given position is a date part written as a bare word. */
+const datePartArgs: Record<string, number> = {
+  timestamp_trunc: 1,
+  datetime_trunc: 1,
+  date_trunc: 1,
+  timestamp_diff: 2,
+  datetime_diff: 2,
+  date_diff: 2,
+};
+
+function convertExpr(v: unknown): Expr {
+  const [k, p] = variant(v);
+  switch (k) {
+    case 'Identifier': {
+      const i = obj(p);
+      const name = ident(i);
+      if (i.quote_style === undefined || i.quote_style === null) {
+        if (name.startsWith('@@')) throw notAllowed('system variables');
+        if (name.startsWith('@')) {
+          const paramName = name.slice(1);
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(paramName)) throw new QuarryError('INVALID_QUERY', `Invalid parameter name: ${name}`);
+          return { kind: 'param', name: paramName };
+        }
+      }
+      return { kind: 'column', path: [name] };
+    }
+    case 'CompoundIdentifier': {
+      const parts = arr(p).map((part) => {
+        const name = ident(part);
+        if (name.startsWith('@')) throw notAllowed('parameters inside a dotted name');
+        return name;
+      });
+      return { kind: 'column', path: parts };
+    }
+    case 'Value':
+      return convertValue(obj(p).value);
+    case 'Nested':
+      return convertExpr(p);
+    case 'BinaryOp': {
+      const b = obj(p);
+      const op = binaryOps[String(b.op)];
+      if (!op) throw notAllowed(`operator ${String(b.op)}`);
+      return { kind: 'binary', op, left: convertExpr(b.left), right: convertExpr(b.right) };
+    }
+    case 'UnaryOp': {
+      const u = obj(p);
+      const op = ({ Not: 'not', Minus: '-', Plus: '+' } as const)[String(u.op) as 'Not'];
+      if (!op) throw notAllowed(`operator ${String(u.op)}`);
+      return { kind: 'unary', op, expr: convertExpr(u.expr) };
+    }
+    case 'Function':
+      return convertFunction(obj(p));
+    case 'Cast': {
+      const c = obj(p);
+      if (present(c.format)) throw notAllowed('CAST ... FORMAT');
+      if (c.array === true) throw notAllowed('array casts');
+      const [ck] = variant(c.kind);
+      if (ck !== 'Cast' && ck !== 'SafeCast') throw notAllowed(`${ck} casts`);
+      return { kind: 'cast', expr: convertExpr(c.expr), to: castType(c.data_type), safe: ck === 'SafeCast' };
+    }
+    case 'Case': {
+      const c = obj(p);
+      const node: Expr = {
+        kind: 'case',
+        whens: arr(c.conditions).map((w) => ({ when: convertExpr(obj(w).condition), result: convertExpr(obj(w).result) })),
+      };
+      if (present(c.operand)) node.operand = convertExpr(c.operand);
+      if (present(c.else_result)) node.else = convertExpr(c.else_result);
+      return node;
+    }
+    case 'IsNull':
+      return { kind: 'isNull', expr: convertExpr(p), negated: false };
+    case 'IsNotNull':
+      return { kind: 'isNull', expr: convertExpr(p), negated: true };
+    case 'IsTrue':
+      return { kind: 'isBool', expr: convertExpr(p), value: true, negated: false };
+    case 'IsNotTrue':
+      return { kind: 'isBool', expr: convertExpr(p), value: true, negated: true };
+    case 'IsFalse':
+      return { kind: 'isBool', expr: convertExpr(p), value: false, negated: false };
+    case 'IsNotFalse':
+      return { kind: 'isBool', expr: convertExpr(p), value: false, negated: true };
+    case 'IsDistinctFrom':
+    case 'IsNotDistinctFrom': {
+      const [l, r] = arr(p);
+      return { kind: 'distinctFrom', left: convertExpr(l), right: convertExpr(r), negated: k === 'IsNotDistinctFrom' };
+    }
+    case 'InList': {
+      const i = obj(p);
+      return { kind: 'inList', expr: convertExpr(i.expr), list: arr(i.list).map(convertExpr), negated: i.negated === true };
+    }
+    case 'InUnnest': {
+      const i = obj(p);
+      return { kind: 'inUnnest', expr: convertExpr(i.expr), array: convertExpr(i.array_expr), negated: i.negated === true };
+    }
+    case 'InSubquery': {
+      const i = obj(p);
+      return { kind: 'inQuery', expr: convertExpr(i.expr), query: convertQuery(i.subquery), negated: i.negated === true };
+    }
+    case 'Between': {
+      const b = obj(p);
+      return {
+        kind: 'between',
+        expr: convertExpr(b.expr),
+        low: convertExpr(b.low),
+        high: convertExpr(b.high),
+        negated: b.negated === true,
+      };
+    }
+    case 'Like': {
+      const l = obj(p);
+      if (l.any === true) throw notAllowed('LIKE ANY');
+      if (present(l.escape_char)) throw notAllowed('LIKE ... ESCAPE');
+      return { kind: 'like', expr: convertExpr(l.expr), pattern: convertExpr(l.pattern), negated: l.negated === true };
+    }
+    case 'Exists': {
+      const e = obj(p);
+      return { kind: 'exists', query: convertQuery(e.subquery), negated: e.negated === true };
+    }
+    case 'Subquery':
+      return { kind: 'subquery', query: convertQuery(p) };
+    case 'Array': {
+      const a = obj(p);
+      return { kind: 'array', elements: arr(a.elem).map(convertExpr) };
+    }
+    case 'CompoundFieldAccess': {
+      const c = obj(p);
+      let expr = convertExpr(c.root);
+      for (const access of arr(c.access_chain)) {
+        const [ak, ap] = variant(access);
+        if (ak === 'Dot') {
+          const field = convertExpr(ap);
+          if (field.kind !== 'column') throw notAllowed('this field access');
+          for (const name of field.path) expr = addField(expr, name);
+        } else if (ak === 'Subscript') {
+          expr = subscript(expr, ap);
+        } else throw notAllowed(`${ak} access`);
+      }
+      return expr;
+    }
+    case 'Extract': {
+      const e = obj(p);
+      return { kind: 'extract', part: datePartOf(e.field), expr: convertExpr(e.expr) };
+    }
+    case 'Interval': {
+      const i = obj(p);
+      if (present(i.last_field) || present(i.leading_precision) || present(i.fractional_seconds_precision)) {
+        throw notAllowed('this INTERVAL form');
+      }
+      if (!present(i.leading_field)) throw new QuarryError('INVALID_QUERY', 'INTERVAL needs a unit, e.g. INTERVAL 1 HOUR');
+      return { kind: 'interval', value: convertExpr(i.value), unit: datePartOf(i.leading_field) };
+    }
+    case 'TypedString': {
+      const t = obj(p);
+      const value = convertValue(obj(t.value).value);
+      if (value.kind !== 'literal' || value.type !== 'string') throw notAllowed('this typed literal');
+      return { kind: 'cast', expr: value, to: castType(t.data_type), safe: false };
+    }
+    case 'Ceil':
+    case 'Floor': {
+      const c = obj(p);
+      const [fk] = variant(c.field ?? 'NoDateTime');
+      if (fk !== 'DateTimeField' || variant(obj(c.field).DateTimeField)[0] !== 'NoDateTime') throw notAllowed(`${k.toUpperCase()} TO`);
+      return { kind: 'func', name: k.toLowerCase(), args: [convertExpr(c.expr)] };
+    }
+    case 'Substring': {
+      const s = obj(p);
+      const args = [convertExpr(s.expr)];
+      if (present(s.substring_from)) args.push(convertExpr(s.substring_from));
+      if (present(s.substring_for)) args.push(convertExpr(s.substring_for));
+      return { kind: 'func', name: 'substr', args };
+    }
+    case 'Trim': {
+      const t = obj(p);
+      if (present(t.trim_where) || present(t.trim_what)) throw notAllowed('TRIM(... FROM ...)');
+      const args = [convertExpr(t.expr)];
+      for (const c of arr(t.trim_characters)) args.push(convertExpr(c));
+      return { kind: 'func', name: 'trim', args };
+    }
+    case 'Position': {
+      const s = obj(p);
+      return { kind: 'func', name: 'strpos', args: [convertExpr(s.in), convertExpr(s.expr)] };
+    }
+    default:
+      throw notAllowed(describeExprKind(k));
+  }
+}
+
+function describeExprKind(k: string): string {
+  const names: Record<string, string> = {
+    ILike: 'ILIKE (use LOWER(x) LIKE ... or REGEXP_CONTAINS)',
+    SimilarTo: 'SIMILAR TO',
+    RLike: 'RLIKE',
+    Struct: 'STRUCT values',
+    Tuple: 'tuples',
+    AtTimeZone: 'AT TIME ZONE',
+    Collate: 'COLLATE',
+    Named: 'named expressions',
+    MatchAgainst: 'MATCH AGAINST',
+    Lambda: 'lambda functions',
+    Prior: 'PRIOR',
+    Convert: 'CONVERT',
+    Overlay: 'OVERLAY',
+    JsonAccess: 'JSON access operators',
+    Dictionary: 'dictionary literals',
+    Map: 'map literals',
+  };
+  return names[k] ?? `the ${statementName(k)} expression`;
+}
+
+function addField(expr: Expr, name: string): Expr {
+  if (expr.kind === 'column') return { kind: 'column', path: [...expr.path, name] };
+  return { kind: 'field', expr, name };
+}
+
+function subscript(expr: Expr, v: unknown): Expr {
+  const [sk, sp] = variant(v);
+  if (sk !== 'Index') throw notAllowed('array slices');
+  const index = convertExpr(obj(sp).index);
+  if (index.kind === 'func' && ['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(index.name)) {
+    if (index.args.length !== 1) throw new QuarryError('INVALID_QUERY', `${index.name.toUpperCase()} takes one argument`);
+    return { kind: 'index', expr, index: index.args[0]!, mode: index.name as 'offset' };
+  }
+  if (index.kind === 'literal' && index.type === 'string') throw notAllowed('subscripts by key');
+  return { kind: 'index', expr, index, mode: 'offset' };
+}
+
+function convertValue(v: unknown): Expr {
+  const [k, p] = variant(v);
+  switch (k) {
+    case 'Number': {
+      const [text] = arr(p);
+      return { kind: 'literal', type: 'number', value: String(text) };
+    }
+    case 'SingleQuotedString':
+    case 'DoubleQuotedString':
+    case 'TripleSingleQuotedString':
+    case 'TripleDoubleQuotedString':
+    case 'SingleQuotedRawStringLiteral':
+    case 'DoubleQuotedRawStringLiteral':
+    case 'TripleSingleQuotedRawStringLiteral':
+    case 'TripleDoubleQuotedRawStringLiteral':
+      return { kind: 'literal', type: 'string', value: String(p) };
+    case 'Boolean':
+      return { kind: 'literal', type: 'bool', value: p === true };
+    case 'Null':
+      return { kind: 'literal', type: 'null' };
+    case 'Placeholder':
+      throw notAllowed('positional placeholders (use @name parameters)');
+    default:
+      throw notAllowed(`${statementName(k)} literals`);
+  }
+}
+
+function castType(v: unknown): CastType {
+  const [k] = variant(v);
+  const map: Record<string, CastType> = {
+    String: 'string',
+    Varchar: 'string',
+    Text: 'string',
+    Int64: 'int64',
+    Int: 'int64',
+    Integer: 'int64',
+    BigInt: 'int64',
+    Float64: 'float64',
+    Double: 'float64',
+    Float: 'float64',
+    Numeric: 'numeric',
+    Decimal: 'numeric',
+    BigNumeric: 'numeric',
+    Bool: 'bool',
+    Boolean: 'bool',
+    Timestamp: 'timestamp',
+    Datetime: 'datetime',
+    Date: 'date',
+    Bytes: 'bytes',
+  };
+  const t = map[k];
+  if (!t) throw notAllowed(`casts to ${k.toUpperCase()}`);
+  return t;
+}
+
+function convertFunction(f: J): Expr {
+  const name = objectName(f.name).toLowerCase();
+  if (name.includes('.')) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${name}`);
+  refuse(f, 'filter', 'FILTER (WHERE ...)');
+  refuse(f, 'within_group', 'WITHIN GROUP');
+  if (present(f.parameters)) throw notAllowed('parametric functions');
+  const call: FuncCall = { kind: 'func', name, args: [] };
+  if (f.null_treatment !== undefined && f.null_treatment !== null) {
+    const [nt] = variant(f.null_treatment);
+    if (nt === 'IgnoreNulls') call.ignoreNulls = true;
+  }
+  const [ak, ap] = f.args === undefined ? ['None', undefined] : variant(f.args);
+  if (ak === 'Subquery') throw notAllowed(`${name}(subquery)`);
+  if (ak === 'List') {
+    const list = obj(ap);
+    if (present(list.duplicate_treatment)) {
+      const [dt] = variant(list.duplicate_treatment);
+      if (dt === 'Distinct') call.distinct = true;
+    }
+    const args = arr(list.args);
+    args.forEach((a, i) => {
+      const [kind, payload] = variant(a);
+      if (kind !== 'Unnamed') throw notAllowed(`named arguments in ${name}()`);
+      const [ek, ep] = variant(payload);
+      if (ek === 'Wildcard') {
+        if (name !== 'count' || args.length !== 1) throw new QuarryError('QUERY_NOT_ALLOWED', `Wildcards are only allowed in count(*) (found in ${name})`);
+        call.star = true;
+        return;
+      }
+      if (ek !== 'Expr') throw notAllowed(`${ek} arguments`);
+      if (datePartArgs[name] === i) {
+        const part = datePartArg(ep);
+        if (part) {
+          call.args.push({ kind: 'datepart', part });
+          return;
+        }
+      }
+      call.args.push(convertExpr(ep));
+    });
+    for (const clause of arr(list.clauses)) {
+      const [ck, cp] = variant(clause);
+      if (ck === 'OrderBy') call.orderBy = arr(cp).map(orderItem);
+      else if (ck === 'Limit') call.limit = convertExpr(cp);
+      else if (ck === 'IgnoreOrRespectNulls') call.ignoreNulls = variant(cp)[0] === 'IgnoreNulls';
+      else throw notAllowed(`${ck} inside ${name}()`);
+    }
+  }
+  if (present(f.over)) {
+    const [ok, op] = variant(f.over);
+    if (ok !== 'WindowSpec') throw notAllowed('named windows');
+    call.over = windowSpec(obj(op));
+  }
+  return call;
+}
+
+function datePartArg(v: unknown): DatePart | undefined {
+  const [k, p] = variant(v);
+  if (k !== 'Identifier') return undefined;
+  const i = obj(p);
+  if (i.quote_style !== undefined && i.quote_style !== null) return undefined;
+  return toDatePart(ident(i));
+}
+
+function windowSpec(w: J): WindowSpec {
+  if (present(w.window_name)) throw notAllowed('named windows');
+  const spec: WindowSpec = { partitionBy: arr(w.partition_by).map(convertExpr), orderBy: arr(w.order_by).map(orderItem) };
+  if (present(w.window_frame)) {
+    const f = obj(w.window_frame);
+    const units = String(f.units);
+    if (units !== 'Rows' && units !== 'Range') throw notAllowed(`${units} frames`);
+    const start = frameBound(f.start_bound);
+    spec.frame = present(f.end_bound) ? `${units.toUpperCase()} BETWEEN ${start} AND ${frameBound(f.end_bound)}` : `${units.toUpperCase()} ${start}`;
+  }
+  return spec;
+}
+
+function frameBound(v: unknown): string {
+  const [k, p] = variant(v);
+  if (k === 'CurrentRow') return 'CURRENT ROW';
+  const dir = k === 'Preceding' ? 'PRECEDING' : k === 'Following' ? 'FOLLOWING' : undefined;
+  if (!dir) throw notAllowed('this window frame');
+  if (p === undefined || p === null) return `UNBOUNDED ${dir}`;
+  const n = convertExpr(p);
+  if (n.kind !== 'literal' || n.type !== 'number' || !/^\d+$/.test(n.value)) throw notAllowed('window frames with non-constant bounds');
+  return `${n.value} ${dir}`;
+}

@@ -1,0 +1,89 @@
+/** The DuckDB query runner: time limit, row cap, error mapping and result encoding. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { logsAllSql } from '../../../src/endpoints/supabase/index.ts';
+import { datetimeString } from '../../../src/engines/duckdb/encode.ts';
+import { DuckDbQueryRunner, mapDuckDbError } from '../../../src/engines/duckdb/runner.ts';
+import { isQuarryError } from '../../../src/errors.ts';
+import { prepareEndpointQuery } from '../../../src/sql/index.ts';
+import { supabaseData, supabaseSources } from '../../sql/fixtures.ts';
+import { openTestDb, type TestDb } from '../../sql/support.ts';
+
+let t: TestDb;
+let runner: DuckDbQueryRunner;
+
+before(async () => {
+  t = await openTestDb(supabaseSources, supabaseData);
+  runner = new DuckDbQueryRunner({ connect: () => t.db.connect() });
+});
+
+after(() => {
+  runner.close();
+  t.db.close();
+});
+
+function prepared(sql: string) {
+  return prepareEndpointQuery({ saved: logsAllSql, caller: { sql }, catalog: t.catalog, sandboxable: true });
+}
+
+describe('DuckDbQueryRunner', () => {
+  test('a query past its time limit is interrupted: QUERY_TIMEOUT', async () => {
+    // 86 400 × 86 400 rows: minutes of work unless stopped.
+    const slow = prepared(`select count(*) as n
+      from unnest(generate_timestamp_array('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', interval 1 second)) as a,
+           unnest(generate_timestamp_array('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', interval 1 second)) as b`);
+    const started = Date.now();
+    await assert.rejects(runner.run(slow, { project: 'default' }, { timeoutMs: 300, maxRows: 10 }), (e: unknown) => {
+      assert.ok(isQuarryError(e));
+      assert.equal(e.code, 'QUERY_TIMEOUT');
+      assert.equal(e.status, 504);
+      return true;
+    });
+    assert.ok(Date.now() - started < 5000, 'the interrupt stops the query promptly');
+    // The pooled connection is usable afterwards.
+    const ok = await runner.run(prepared('select count(*) as n from auth_logs'), { project: 'default' }, { timeoutMs: 5000, maxRows: 10 });
+    assert.deepEqual(ok.rows, [{ n: 2 }]);
+  });
+
+  test('warnings come back with the rows', async () => {
+    const r = await runner.run(
+      prepared('select parsed.detail from postgres_logs cross join unnest(metadata) as m cross join unnest(m.parsed) as parsed limit 1'),
+      { project: 'default' },
+      { timeoutMs: 5000, maxRows: 10 },
+    );
+    assert.deepEqual(r.rows, [{ detail: null }]);
+    assert.deepEqual(r.warnings, ['parsed.detail']);
+  });
+
+  test('absent parameters are bound as NULL', async () => {
+    const r = await runner.run(prepared('select @iso_timestamp_start is null as absent'), { project: 'default' }, { timeoutMs: 5000, maxRows: 10 });
+    assert.deepEqual(r.rows, [{ absent: true }]);
+  });
+
+  test('DuckDB errors map to stable codes without SQL text', () => {
+    const binder = mapDuckDbError(new Error('Binder Error: Referenced column "x" not found\n\nLINE 1: SELECT "t"."x" FROM "src_edge"'));
+    assert.equal(binder.code, 'INVALID_QUERY');
+    assert.doesNotMatch(binder.message, /LINE|src_edge/);
+    const other = mapDuckDbError(new Error('INTERNAL Error: something in SELECT * FROM "src_edge"'));
+    assert.equal(other.code, 'INTERNAL');
+    assert.doesNotMatch(other.message, /src_edge/);
+  });
+});
+
+describe('encoding', () => {
+  test('DATETIME strings carry fractional seconds only when present', () => {
+    const base = BigInt(Date.parse('2026-11-21T10:00:00Z')) * 1000n;
+    assert.equal(datetimeString(base), '2026-11-21T10:00:00');
+    assert.equal(datetimeString(base + 123456n), '2026-11-21T10:00:00.123456');
+  });
+
+  test('timestamps in nested records are microseconds too', async () => {
+    const r = await runner.run(
+      prepared("select array_agg(timestamp order by timestamp limit 2) as ts, timestamp_trunc(max(timestamp), day) as day from auth_logs"),
+      { project: 'default' },
+      { timeoutMs: 5000, maxRows: 10 },
+    );
+    const at = (hms: string) => Date.parse(`2026-11-21T${hms}Z`) * 1000;
+    assert.deepEqual(r.rows, [{ ts: [at('10:00:00'), at('10:05:00')], day: at('00:00:00') }]);
+  });
+});
