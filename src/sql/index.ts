@@ -11,7 +11,6 @@ import type { Query } from './ast.ts';
 import { parseSql } from './parse.ts';
 import { mergeSandboxed } from './sandbox.ts';
 import { validateQuery } from './validate.ts';
-import { walkQuery } from './walk.ts';
 
 export type { Query } from './ast.ts';
 export { analyse } from './analyse.ts';
@@ -20,7 +19,10 @@ export { parseSql } from './parse.ts';
 /** A merged, validated query, ready for any engine. */
 export interface PreparedQuery {
   ast: Query;
-  /** Parameters the saved query declares, in order of appearance: bind each (absent → NULL). */
+  /**
+   * Parameters to bind, in order of appearance: the saved query's, then any an AST caller added.
+   * Bind each as a string (absent → NULL).
+   */
   params: string[];
   /** The catalogue the query was validated against; engines read column types from it. */
   catalog: Catalog;
@@ -41,7 +43,10 @@ export type CallerQuery = { sql: string } | { ast: Query };
 
 export interface PrepareInput {
   saved: string;
-  /** A caller's `sql` (or an LQL query compiled to the AST) replacing the final SELECT. */
+  /**
+   * A caller's `sql`, or a query built as an AST (LQL), replacing the final SELECT. An AST may
+   * use parameters of its own (bind their values alongside the request's).
+   */
   caller?: CallerQuery;
   catalog: Catalog;
   sandboxable: boolean;
@@ -53,15 +58,18 @@ export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
   if (!input.sandboxable) {
     throw new QuarryError('BAD_REQUEST', 'This endpoint is not sandboxable: it does not accept sql or lql parameters');
   }
+  const fromCode = 'ast' in input.caller;
   const caller = 'ast' in input.caller ? input.caller.ast : parseSql(input.caller.sql);
   const callerAnalysis = validateQuery(caller, { catalog: input.catalog, sandboxCtes: analysis.ctes });
   const declared = new Set(analysis.params);
-  const unknown = callerAnalysis.params.filter((p) => !declared.has(p));
-  if (unknown.length > 0) {
+  const extra = callerAnalysis.params.filter((p) => !declared.has(p));
+  // A query built by code (LQL) brings its own bound parameters; a user's SQL text may only use
+  // the ones the saved query declares.
+  if (extra.length > 0 && !fromCode) {
     const known = analysis.params.length > 0 ? analysis.params.map((p) => `@${p}`).join(', ') : 'none';
-    throw new QuarryError('INVALID_QUERY', `Unknown parameter @${unknown[0]}: this endpoint declares ${known}`);
+    throw new QuarryError('INVALID_QUERY', `Unknown parameter @${extra[0]}: this endpoint declares ${known}`);
   }
-  return { ast: mergeSandboxed(saved, caller), params: analysis.params, catalog: input.catalog };
+  return { ast: mergeSandboxed(saved, caller), params: [...analysis.params, ...extra], catalog: input.catalog };
 }
 
 // Saved queries are parsed once per text (parsing is most of the cost); validation against the
@@ -77,15 +85,4 @@ function savedQuery(sql: string, catalog: Catalog): { query: Query; analysis: An
     parsedCache.set(sql, query);
   }
   return { query, analysis: validateQuery(query, { catalog }) };
-}
-
-/** Every source a query reads (by name), for callers that need to know (e.g. cache keys). */
-export function sourcesRead(query: Query): string[] {
-  const names = new Set<string>();
-  walkQuery(query, {
-    table(t, cte) {
-      if (!cte) names.add(t.name);
-    },
-  });
-  return [...names];
 }

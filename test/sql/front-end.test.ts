@@ -170,3 +170,16 @@ describe('speed', () => {
     assert.ok(cached < 5, `${cached} ms`);
   });
 });
+
+describe('parameters of AST callers', () => {
+  test('an AST caller (LQL) may bring parameters of its own; SQL text may not', () => {
+    const ast = select({ columns: [col('id')], from: 'edge_logs', where: eq(col('id'), param('__lql_0')) });
+    const prepared = prepareEndpointQuery({ saved: logsAllSql, caller: { ast }, catalog, sandboxable: true });
+    assert.deepEqual(prepared.params, ['project', 'iso_timestamp_start', 'iso_timestamp_end', '__lql_0']);
+    rejects(
+      () => prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select id from edge_logs where id = @__lql_0' }, catalog, sandboxable: true }),
+      'INVALID_QUERY',
+      /@__lql_0/,
+    );
+  });
+});

@@ -62,7 +62,9 @@ export class DuckDbQueryRunner implements QueryEngine {
       throw mapDuckDbError(e);
     } finally {
       clearTimeout(timer);
-      this.release(conn);
+      // A connection the timer interrupted is not reused: the interrupt may land after the query.
+      if (timedOut) conn.closeSync();
+      else this.release(conn);
     }
   }
 
