@@ -84,7 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   retention.start();
 
-  const engine = new DuckDbQueryRunner({ connect: () => db.connect() });
+  const engine = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   const endpoints = await openEndpoints({
     db: meta,
     backend: createSqlBackend({ catalog: tables.catalog, engine }),
@@ -96,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // behind the validator); storage and metadata need none of these.
   const lockConn = await db.connect();
   await lockDownDuckDb(lockConn, config.memoryLimit ? { memoryLimit: config.memoryLimit } : {});
+  db.disconnect(lockConn);
 
   let ready = false;
   const app = await buildApp({

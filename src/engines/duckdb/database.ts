@@ -16,6 +16,9 @@ export interface DuckDbOptions {
 export interface DuckDb {
   readonly instance: DuckDBInstance;
   connect(): Promise<DuckDBConnection>;
+  /** Closes a connection before the database closes (close() closes any left open). */
+  disconnect(conn: DuckDBConnection): void;
+  /** Closes every open connection, then the database (which checkpoints its WAL). */
   close(): void;
 }
 
@@ -36,6 +39,9 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
       const conn = await instance.connect();
       connections.add(conn);
       return conn;
+    },
+    disconnect(conn) {
+      if (connections.delete(conn)) conn.closeSync();
     },
     close() {
       for (const c of connections) c.closeSync();

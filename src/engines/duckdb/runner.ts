@@ -17,6 +17,8 @@ export interface DuckDbQueryRunnerOptions {
   connect(): Promise<DuckDBConnection>;
   /** Second check of translated SQL with json_serialize_sql (default true). */
   verifyTranslation?: boolean;
+  /** Closes a connection the pool does not keep (default: closeSync). */
+  disconnect?(conn: DuckDBConnection): void;
   /** Connections kept idle for reuse (default 4). */
   idleConnections?: number;
 }
@@ -63,14 +65,14 @@ export class DuckDbQueryRunner implements QueryEngine {
     } finally {
       clearTimeout(timer);
       // A connection the timer interrupted is not reused: the interrupt may land after the query.
-      if (timedOut) conn.closeSync();
+      if (timedOut) this.discard(conn);
       else this.release(conn);
     }
   }
 
   /** Closes pooled connections. */
   close(): void {
-    for (const c of this.idle.splice(0)) c.closeSync();
+    for (const c of this.idle.splice(0)) this.discard(c);
   }
 
   private async acquire(): Promise<DuckDBConnection> {
@@ -79,6 +81,11 @@ export class DuckDbQueryRunner implements QueryEngine {
 
   private release(conn: DuckDBConnection): void {
     if (this.idle.length < (this.options.idleConnections ?? 4)) this.idle.push(conn);
+    else this.discard(conn);
+  }
+
+  private discard(conn: DuckDBConnection): void {
+    if (this.options.disconnect) this.options.disconnect(conn);
     else conn.closeSync();
   }
 }
