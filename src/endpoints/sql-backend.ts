@@ -16,7 +16,9 @@ export interface SqlBackendOptions {
 export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryBackend {
   return {
     async inspect(saved: string): Promise<SavedQueryInfo> {
-      return checkSavedQuery(saved, catalog);
+      const info = checkSavedQuery(saved, catalog);
+      await engine.check(prepareEndpointQuery({ saved, catalog, sandboxable: false }));
+      return info;
     },
 
     async execute(request: ExecuteRequest): Promise<ExecuteResult> {

@@ -18,6 +18,8 @@ export interface QueryResult {
 }
 
 export interface QueryEngine {
+  /** Throws INVALID_QUERY when the query could not run (unknown column, type error); runs nothing. */
+  check(query: PreparedQuery): Promise<void>;
   /** `params`: values for the query's declared parameters; absent or null → NULL. */
   run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult>;
 }

@@ -40,6 +40,8 @@ export class DuckDbQueryRunner implements QueryEngine {
       if (this.options.verifyTranslation !== false) {
         await checkTranslatedSql(conn, generated.sql, { tables: physicalTables(query), ctes: cteNames(query) });
       }
+      // An interrupt that lands between statements is lost, so look at the clock before each.
+      if (timedOut) throw new Error('timed out');
       const values: Record<string, string | null> = {};
       const types: Record<string, typeof VARCHAR> = {};
       for (const name of generated.params) {
@@ -49,6 +51,7 @@ export class DuckDbQueryRunner implements QueryEngine {
       }
       const prepared = await conn.prepare(generated.sql);
       if (generated.params.length > 0) prepared.bind(values, types);
+      if (timedOut) throw new Error('timed out');
       const reader = await prepared.runAndReadAll();
       const names = reader.columnNames();
       const rows: Record<string, JsonValue>[] = reader.getRows().map((row) => {
@@ -67,6 +70,22 @@ export class DuckDbQueryRunner implements QueryEngine {
       // A connection the timer interrupted is not reused: the interrupt may land after the query.
       if (timedOut) this.discard(conn);
       else this.release(conn);
+    }
+  }
+
+  /**
+   * Checks that a query can run, without running it: generation resolves every column against the
+   * catalogue, and DuckDB's binder checks types while preparing.
+   */
+  async check(query: PreparedQuery): Promise<void> {
+    const generated = generateDuckDb(query.ast, { catalog: query.catalog });
+    const conn = await this.acquire();
+    try {
+      await conn.prepare(generated.sql);
+    } catch (e) {
+      throw mapDuckDbError(e);
+    } finally {
+      this.release(conn);
     }
   }
 
