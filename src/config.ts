@@ -17,6 +17,9 @@ export interface Config {
   bodyLimitBytes: number;
   /** Per-query time limit. */
   queryTimeoutMs: number;
+  /** Queries running at once, and waiting for a turn; past that a query gets 503 OVERLOADED. */
+  maxConcurrentQueries: number;
+  maxQueuedQueries: number;
   /** DuckDB memory limit, e.g. '4GB'. */
   memoryLimit?: string;
   /** 'info' by default; 'silent' in tests. */
@@ -47,6 +50,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     bodyLimitBytes: positiveInt(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     queryTimeoutMs: positiveInt(env, 'QUERY_TIMEOUT_MS', 30_000),
+    maxConcurrentQueries: Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4)),
+    maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
   };
   const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');

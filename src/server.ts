@@ -89,6 +89,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     db: meta,
     backend: createSqlBackend({ catalog: tables.catalog, engine }),
     queryTimeoutMs: config.queryTimeoutMs,
+    maxConcurrentQueries: config.maxConcurrentQueries,
+    maxQueuedQueries: config.maxQueuedQueries,
     ...(options.clock ? { clock: options.clock } : {}),
   });
 

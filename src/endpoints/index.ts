@@ -5,6 +5,7 @@
  * src/http/endpoint-routes.ts).
  */
 import type { SerialConnection } from '../metadata/connection.ts';
+import { Admission } from './admission.ts';
 import type { QueryBackend } from './backend.ts';
 import { ResultCache } from './cache.ts';
 import type { Clock } from './clock.ts';
@@ -25,6 +26,9 @@ export interface OpenEndpointsOptions {
   cacheMaxBytes?: number;
   /** Create logs.all and usage.api-counts when missing (default true). */
   seed?: boolean;
+  /** Queries running at once (default 4) and waiting for a turn (default 64); past that: 503. */
+  maxConcurrentQueries?: number;
+  maxQueuedQueries?: number;
   /** Told about failed background cache refreshes. */
   onRefreshError?: (error: unknown, endpointId: string) => void;
 }
@@ -52,6 +56,10 @@ export async function openEndpoints(options: OpenEndpointsOptions): Promise<Endp
     backend: options.backend,
     cache,
     timeoutMs: options.queryTimeoutMs,
+    admission: new Admission({
+      maxRunning: options.maxConcurrentQueries ?? 4,
+      maxWaiting: options.maxQueuedQueries ?? 64,
+    }),
   });
   const service = new EndpointService({
     repository,

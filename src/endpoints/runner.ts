@@ -4,6 +4,7 @@
  * a ready-to-send JSON body.
  */
 import { QuarryError } from '../errors.ts';
+import type { Admission } from './admission.ts';
 import type { QueryBackend, ResultRow, SavedQueryInfo } from './backend.ts';
 import { type CachePolicy, type Computed, type ResultCache, requestCacheKey } from './cache.ts';
 import { type Endpoint, looksLikeUuid, normaliseUuid } from './model.ts';
@@ -40,6 +41,8 @@ export interface EndpointRunnerOptions {
   cache: ResultCache<RunBody>;
   /** Per-query time limit. */
   timeoutMs: number;
+  /** Bounds concurrent queries (cache hits do not count). */
+  admission: Admission;
 }
 
 export class EndpointRunner {
@@ -47,6 +50,7 @@ export class EndpointRunner {
   readonly #backend: QueryBackend;
   readonly #cache: ResultCache<RunBody>;
   readonly #timeoutMs: number;
+  readonly #admission: Admission;
   /** Parsed saved queries, per endpoint version (id + updated_at). */
   readonly #info = new Map<string, { version: string; info: Promise<SavedQueryInfo> }>();
 
@@ -55,6 +59,7 @@ export class EndpointRunner {
     this.#backend = options.backend;
     this.#cache = options.cache;
     this.#timeoutMs = options.timeoutMs;
+    this.#admission = options.admission;
   }
 
   /** A path segment that parses as a UUID is an id; anything else is a name. */
@@ -76,15 +81,17 @@ export class EndpointRunner {
     const redact = redactionFor(request.redactHeader, endpoint.redact_pii);
 
     const compute = async (): Promise<Computed<RunBody>> => {
-      const result = await this.#backend.execute({
-        saved: endpoint.query,
-        info,
-        sandboxable: endpoint.sandboxable,
-        caller,
-        params,
-        maxRows: endpoint.max_limit,
-        timeoutMs: this.#timeoutMs,
-      });
+      const result = await this.#admission.run(() =>
+        this.#backend.execute({
+          saved: endpoint.query,
+          info,
+          sandboxable: endpoint.sandboxable,
+          caller,
+          params,
+          maxRows: endpoint.max_limit,
+          timeoutMs: this.#timeoutMs,
+        }),
+      );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;
       const rows = redact ? redactRows(limited) : limited;
       const body: RunBody = { json: serialiseResult(rows), rowCount: rows.length, warnings: result.warnings };
