@@ -145,7 +145,7 @@ export function applyPatch(current: Endpoint, patch: EndpointInput, now: string)
   return { ...current, ...definedOnly(patch), id: current.id, created_at: current.created_at, updated_at: now };
 }
 
-const INPUT_KEYS = [
+export const INPUT_KEYS = [
   'name',
   'description',
   'query',
@@ -158,6 +158,16 @@ const INPUT_KEYS = [
   'redact_pii',
   'labels',
 ] as const satisfies readonly (keyof EndpointInput)[];
+
+/** Every field of an endpoint, in storage and API order. */
+export const ENDPOINT_FIELDS = ['id', ...INPUT_KEYS, 'created_at', 'updated_at'] as const satisfies readonly (keyof Endpoint)[];
+
+/** Exactly the endpoint's fields (drops anything else an object may carry). */
+export function endpointFields(e: Endpoint): Endpoint {
+  const out: Record<string, unknown> = {};
+  for (const k of ENDPOINT_FIELDS) out[k] = e[k];
+  return out as unknown as Endpoint;
+}
 
 /** Only the settable fields of `input` that are present; unknown keys (id, timestamps) are dropped. */
 function definedOnly(input: EndpointInput): EndpointInput {

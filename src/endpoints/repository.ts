@@ -5,7 +5,7 @@
  */
 import { QuarryError } from '../errors.ts';
 import { type Row, type SerialConnection, iso, optStr, str } from '../metadata/connection.ts';
-import type { Endpoint } from './model.ts';
+import { type Endpoint, ENDPOINT_FIELDS, endpointFields } from './model.ts';
 
 export interface EndpointRepository {
   list(): Endpoint[];
@@ -19,22 +19,7 @@ export interface EndpointRepository {
   delete(id: string): Promise<Endpoint>;
 }
 
-const COLUMNS = [
-  'id',
-  'name',
-  'description',
-  'query',
-  'language',
-  'sandboxable',
-  'max_limit',
-  'cache_duration_seconds',
-  'proactive_requerying_seconds',
-  'enable_auth',
-  'redact_pii',
-  'labels',
-  'created_at',
-  'updated_at',
-] as const;
+const COLUMNS = ENDPOINT_FIELDS;
 
 const INSERT_SQL = `INSERT INTO _quarry_endpoints (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) =>
   c === 'created_at' || c === 'updated_at' ? `$${c}::TIMESTAMP` : `$${c}`,
@@ -125,22 +110,7 @@ export async function openEndpointRepository(db: SerialConnection): Promise<Endp
 }
 
 function toValues(e: Endpoint): Record<string, string | number | boolean | null> {
-  return {
-    id: e.id,
-    name: e.name,
-    description: e.description,
-    query: e.query,
-    language: e.language,
-    sandboxable: e.sandboxable,
-    max_limit: e.max_limit,
-    cache_duration_seconds: e.cache_duration_seconds,
-    proactive_requerying_seconds: e.proactive_requerying_seconds,
-    enable_auth: e.enable_auth,
-    redact_pii: e.redact_pii,
-    labels: e.labels,
-    created_at: e.created_at,
-    updated_at: e.updated_at,
-  };
+  return { ...endpointFields(e) };
 }
 
 function fromRow(r: Row): Endpoint {

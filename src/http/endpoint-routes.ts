@@ -6,7 +6,13 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
-import { type Endpoint, type EndpointInput, MAX_CACHE_SECONDS, MAX_LIMIT_CEILING, checkEndpointFields } from '../endpoints/model.ts';
+import {
+  type EndpointInput,
+  MAX_CACHE_SECONDS,
+  MAX_LIMIT_CEILING,
+  checkEndpointFields,
+  endpointFields,
+} from '../endpoints/model.ts';
 import type { EndpointRunner } from '../endpoints/runner.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import { QuarryError } from '../errors.ts';
@@ -71,24 +77,6 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(CreateBody);
 const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint id (UUID).' }) });
 
-function view(e: Endpoint): Endpoint {
-  return {
-    id: e.id,
-    name: e.name,
-    description: e.description,
-    query: e.query,
-    language: e.language,
-    sandboxable: e.sandboxable,
-    max_limit: e.max_limit,
-    cache_duration_seconds: e.cache_duration_seconds,
-    proactive_requerying_seconds: e.proactive_requerying_seconds,
-    enable_auth: e.enable_auth,
-    redact_pii: e.redact_pii,
-    labels: e.labels,
-    created_at: e.created_at,
-    updated_at: e.updated_at,
-  };
-}
 
 interface SchemaIssue {
   instancePath?: string;
@@ -133,7 +121,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
   app.get(
     '/api/endpoints',
     { schema: { tags, summary: 'List endpoints', response: { 200: Type.Array(EndpointSchema), ...authErrors } } },
-    async () => service.list().map(view),
+    async () => service.list().map(endpointFields),
   );
 
   app.post(
@@ -149,7 +137,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     },
     async (req, reply) => {
       if (req.validationError) throw bodyInvalid(req, false);
-      return reply.code(201).send(view(await service.create(req.body)));
+      return reply.code(201).send(endpointFields(await service.create(req.body)));
     },
   );
 
@@ -163,7 +151,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
         response: { 200: EndpointSchema, 404: ErrorResponse, ...authErrors },
       },
     },
-    async (req) => view(service.get(req.params.id)),
+    async (req) => endpointFields(service.get(req.params.id)),
   );
 
   app.put(
@@ -181,7 +169,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     async (req) => {
       service.get(req.params.id);
       if (req.validationError) throw bodyInvalid(req, false);
-      return view(await service.replace(req.params.id, req.body));
+      return endpointFields(await service.replace(req.params.id, req.body));
     },
   );
 
@@ -200,7 +188,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     async (req) => {
       service.get(req.params.id);
       if (req.validationError) throw bodyInvalid(req, true);
-      return view(await service.update(req.params.id, req.body));
+      return endpointFields(await service.update(req.params.id, req.body));
     },
   );
 

@@ -2,7 +2,7 @@
  * Opens the embedded DuckDB database that holds everything the service stores: one table per
  * source and the metadata tables. One instance per process; connections are cheap.
  */
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
 export interface DuckDbOptions {
   /** Database file, or ':memory:' (tests). */
