@@ -125,7 +125,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     close() {
       closing ??= (async () => {
         ready = false;
-        await app.close();
+        // app.close() waits for in-flight requests; connections that go idle afterwards are
+        // closed as soon as they do, and none may hold shutdown longer than a few seconds.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+        const deadline = setTimeout(() => app.server.closeAllConnections(), 5000);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+          clearTimeout(deadline);
+        }
         endpoints.close();
         engine.close();
         await retention.stop();

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
-import { errorHandler, sendError } from './errors.ts';
+import { errorHandler, sendError, toQuarryError } from './errors.ts';
 import { healthRoutes } from './health-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
@@ -46,13 +46,23 @@ export async function buildApp(deps: AppDeps) {
     // Tokens may come as ?api_key=; never echo request details in errors or logs.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // No type coercion: `"enable_auth": null` must be refused, not read as false. All errors at
+    // once, so a 422 names every bad field.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    // Errors raised before routing (a malformed URL, ...) get the same error shape as the rest.
+    frameworkErrors: (error, _req, reply) => sendError(reply, toQuarryError(error)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) =>
     sendError(reply, new QuarryError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`)),
   );
+
+  // While shutting down, a response closes its connection, so keep-alive clients cannot hold
+  // the process open (Fastify keeps connections alive for 72 s).
+  app.addHook('onSend', async (_req, reply) => {
+    if (!deps.isReady()) reply.header('Connection', 'close');
+  });
 
   app.addSchema(ErrorResponse);
   await app.register(swagger, {
