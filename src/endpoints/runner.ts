@@ -138,6 +138,13 @@ export class EndpointRunner {
 
 /** `{"result": rows}` as JSON; 64-bit integers become numbers when exact, else strings. */
 export function serialiseResult(rows: readonly ResultRow[]): string {
+  // Engines encode 64-bit integers as numbers already, so the plain (much faster) stringify
+  // almost always succeeds; it throws on a bigint, and only then is the replacer needed.
+  try {
+    return JSON.stringify({ result: rows });
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+  }
   return JSON.stringify({ result: rows }, (_key, value: unknown) => {
     if (typeof value === 'bigint') {
       return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)

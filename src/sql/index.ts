@@ -6,8 +6,9 @@
  */
 import { QuarryError } from '../errors.ts';
 import type { Catalog } from '../storage/schema.ts';
-import type { Analysis } from './analyse.ts';
+import { type Analysis, analyse } from './analyse.ts';
 import type { Query } from './ast.ts';
+import { Lru } from './lru.ts';
 import { parseSql } from './parse.ts';
 import { mergeSandboxed } from './sandbox.ts';
 import { validateQuery } from './validate.ts';
@@ -52,7 +53,49 @@ export interface PrepareInput {
   sandboxable: boolean;
 }
 
+/**
+ * A prepared query as remembered: valid for as long as each source the saved query reads still
+ * exists (validation consults the catalogue for nothing else; sandboxed callers may read only
+ * CTEs). Engines key their own translations on the AST and check the catalogue entries again.
+ */
+interface Remembered {
+  prepared: PreparedQuery;
+  sources: readonly string[];
+}
+
+/** Per catalogue: prepared queries by (saved text, sandboxable, caller SQL text). */
+const preparedByText = new WeakMap<Catalog, Lru<string, Remembered>>();
+const preparedLimit = 512;
+
+/**
+ * Parses, validates and merges, or returns the result of an identical earlier call (same saved
+ * text, caller SQL text and catalogue, with the same sources present). A caller given as an AST
+ * (LQL, whose compilation may depend on the clock) is not remembered. Errors are never
+ * remembered. The returned query is shared: treat it as read-only.
+ */
 export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
+  if (input.caller && 'ast' in input.caller) return prepareUncached(input);
+  let memo = preparedByText.get(input.catalog);
+  if (!memo) {
+    memo = new Lru(preparedLimit);
+    preparedByText.set(input.catalog, memo);
+  }
+  const key = JSON.stringify([input.saved, input.sandboxable, input.caller ? input.caller.sql : null]);
+  const known = memo.get(key);
+  if (known?.sources.every((name) => input.catalog.sourceByName(name) !== undefined)) return known.prepared;
+  const prepared = prepareUncached(input);
+  memo.set(key, { prepared, sources: sourceNames(prepared.ast) });
+  return prepared;
+}
+
+/** Names read as sources (not CTEs) anywhere in the query. */
+function sourceNames(query: Query): string[] {
+  const names = new Set<string>();
+  for (const t of analyse(query).tables) if (!t.cte) names.add(t.name);
+  return [...names];
+}
+
+function prepareUncached(input: PrepareInput): PreparedQuery {
   const { query: saved, analysis } = savedQuery(input.saved, input.catalog);
   if (!input.caller) return { ast: saved, params: analysis.params, catalog: input.catalog };
   if (!input.sandboxable) {

@@ -9,6 +9,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { QuarryError } from '../../errors.ts';
+import { Lru } from '../../sql/lru.ts';
 
 export interface LockdownOptions {
   /** e.g. '2GB'. */
@@ -135,7 +136,38 @@ export interface TranslatedCheck {
   ctes: readonly string[];
 }
 
+/**
+ * Verdicts already given: a (SQL text, allowed tables, CTE names) triple that passed once passes
+ * again, since the check depends on nothing else (DuckDB's parser is deterministic and the
+ * function list is fixed). Refusals are not remembered: they throw, and are rare.
+ */
+const passed = new Lru<string, true>(1024);
+
+/** The cache key of one check: everything the verdict depends on. */
+function verdictKey(sql: string, allowed: TranslatedCheck): string {
+  const tables = [...allowed.tables].map((t) => t.toLowerCase()).sort();
+  const ctes = [...allowed.ctes].map((t) => t.toLowerCase()).sort();
+  return JSON.stringify([tables, ctes, sql]);
+}
+
+/**
+ * The second check: DuckDB's own parse tree of `sql` must be one SELECT naming only allowed
+ * tables and emitted functions. Runs once per distinct (sql, allowed); later calls with the same
+ * inputs return the remembered verdict.
+ */
 export async function checkTranslatedSql(conn: DuckDBConnection, sql: string, allowed: TranslatedCheck): Promise<void> {
+  const key = verdictKey(sql, allowed);
+  if (passed.get(key)) return;
+  await checkTranslatedSqlUncached(conn, sql, allowed);
+  passed.set(key, true);
+}
+
+/** Forgets every remembered verdict (tests). */
+export function clearTranslatedSqlVerdicts(): void {
+  passed.clear();
+}
+
+async function checkTranslatedSqlUncached(conn: DuckDBConnection, sql: string, allowed: TranslatedCheck): Promise<void> {
   // json_serialize_sql takes a constant only; the text is quoted as a standard SQL string.
   const reader = await conn.runAndReadAll(`SELECT json_serialize_sql('${sql.replace(/'/g, "''")}') AS tree`);
   const tree = reader.getRowObjectsJson()[0]?.tree;

@@ -3,13 +3,16 @@
  * tree, bind parameters as VARCHAR, enforce the row cap (by the generated LIMIT) and the time
  * limit (by interrupting the connection), and encode the rows.
  */
-import { type DuckDBConnection, VARCHAR } from '@duckdb/node-api';
+import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement, VARCHAR } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
+import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
+import { Lru } from '../../sql/lru.ts';
 import { walkQuery } from '../../sql/walk.ts';
-import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { encodeValue } from './encode.ts';
-import { generateDuckDb } from './generator.ts';
+import type { Catalog, SourceTable } from '../../storage/schema.ts';
+import type { QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import { encodeChunks } from './encode.ts';
+import { type GeneratedQuery, generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
 
 export interface DuckDbQueryRunnerOptions {
@@ -21,15 +24,72 @@ export interface DuckDbQueryRunnerOptions {
   disconnect?(conn: DuckDBConnection): void;
   /** Connections kept idle for reuse (default 4). */
   idleConnections?: number;
+  /** Prepared statements kept per pooled connection, by SQL text (default 64; 0 turns it off). */
+  statementsPerConnection?: number;
+}
+
+/**
+ * A query's translation, remembered per AST object and row cap. It is reused only while every
+ * source name the query mentions still resolves to the very same catalogue entry (entries are
+ * replaced, never changed, when a schema grows or a source goes), so a schema change always
+ * regenerates.
+ */
+interface Translation {
+  catalog: Catalog;
+  /** Every table name the query mentions, with what the catalogue said at generation time. */
+  deps: [string, SourceTable | undefined][];
+  generated: GeneratedQuery;
+  tables: string[];
+  ctes: string[];
+  /** Each parameter's value from the request, as bound (VARCHAR). */
+  types: Record<string, typeof VARCHAR>;
+}
+
+const translations = new WeakMap<Query, Map<number | undefined, Translation>>();
+
+function translate(query: PreparedQuery, maxRows: number | undefined): Translation {
+  let perCap = translations.get(query.ast);
+  const known = perCap?.get(maxRows);
+  if (known && known.catalog === query.catalog && known.deps.every(([name, entry]) => query.catalog.sourceByName(name) === entry)) {
+    return known;
+  }
+  const generated = generateDuckDb(query.ast, maxRows === undefined ? { catalog: query.catalog } : { catalog: query.catalog, maxRows });
+  const names = new Set<string>();
+  walkQuery(query.ast, {
+    table(t) {
+      names.add(t.name);
+    },
+  });
+  const types: Record<string, typeof VARCHAR> = {};
+  for (const name of generated.params) types[name] = VARCHAR;
+  const translation: Translation = {
+    catalog: query.catalog,
+    deps: [...names].map((n) => [n, query.catalog.sourceByName(n)]),
+    generated,
+    tables: physicalTables(query),
+    ctes: cteNames(query),
+    types,
+  };
+  if (!perCap) {
+    perCap = new Map();
+    translations.set(query.ast, perCap);
+  }
+  // Row caps are per endpoint: a handful per query at most; keep the map small regardless.
+  if (perCap.size >= 8) perCap.clear();
+  perCap.set(maxRows, translation);
+  return translation;
 }
 
 export class DuckDbQueryRunner implements QueryEngine {
   private readonly idle: DuckDBConnection[] = [];
+  /** Prepared statements of each pooled connection, by SQL text. */
+  private readonly statements = new WeakMap<DuckDBConnection, Lru<string, DuckDBPreparedStatement>>();
 
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
   async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
-    const generated = generateDuckDb(query.ast, { catalog: query.catalog, maxRows: options.maxRows });
+    const translation = translate(query, options.maxRows);
+    const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -38,29 +98,33 @@ export class DuckDbQueryRunner implements QueryEngine {
     }, options.timeoutMs);
     try {
       if (this.options.verifyTranslation !== false) {
-        await checkTranslatedSql(conn, generated.sql, { tables: physicalTables(query), ctes: cteNames(query) });
+        // Runs DuckDB's parser once per distinct SQL text (and allowed tables); repeats reuse the verdict.
+        await checkTranslatedSql(conn, generated.sql, { tables: translation.tables, ctes: translation.ctes });
       }
       // An interrupt that lands between statements is lost, so look at the clock before each.
       if (timedOut) throw new Error('timed out');
       const values: Record<string, string | null> = {};
-      const types: Record<string, typeof VARCHAR> = {};
       for (const name of generated.params) {
         const v = params[name];
         values[name] = typeof v === 'string' ? v : null;
-        types[name] = VARCHAR;
       }
-      const prepared = await conn.prepare(generated.sql);
-      if (generated.params.length > 0) prepared.bind(values, types);
+      const prepared = await this.statement(conn, generated.sql);
+      // Every parameter is bound on every run (absent → NULL), so nothing carries over from a previous run.
+      if (generated.params.length > 0) prepared.bind(values, translation.types);
       if (timedOut) throw new Error('timed out');
-      const reader = await prepared.runAndReadAll();
-      const names = reader.columnNames();
-      const rows: Record<string, JsonValue>[] = reader.getRows().map((row) => {
-        const out: Record<string, JsonValue> = {};
-        row.forEach((value, i) => {
-          out[names[i]!] = encodeValue(value, generated.columns[i]?.type);
-        });
-        return out;
-      });
+      const result = await prepared.run();
+      const chunks: DuckDBDataChunk[] = [];
+      for (;;) {
+        const chunk = await result.fetchChunk();
+        if (chunk === null || chunk.rowCount === 0) break;
+        chunks.push(chunk);
+      }
+      const rows = encodeChunks(
+        chunks,
+        result.columnNames(),
+        result.columnTypes(),
+        generated.columns.map((c) => c.type),
+      );
       return { rows, warnings: generated.warnings };
     } catch (e) {
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
@@ -81,7 +145,8 @@ export class DuckDbQueryRunner implements QueryEngine {
     const generated = generateDuckDb(query.ast, { catalog: query.catalog });
     const conn = await this.acquire();
     try {
-      await conn.prepare(generated.sql);
+      const prepared = await conn.prepare(generated.sql);
+      prepared.destroySync();
     } catch (e) {
       throw mapDuckDbError(e);
     } finally {
@@ -94,6 +159,22 @@ export class DuckDbQueryRunner implements QueryEngine {
     for (const c of this.idle.splice(0)) this.discard(c);
   }
 
+  /** The connection's prepared statement for `sql`, prepared on first use. */
+  private async statement(conn: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+    const keep = this.options.statementsPerConnection ?? 64;
+    if (keep <= 0) return conn.prepare(sql);
+    let cache = this.statements.get(conn);
+    if (!cache) {
+      cache = new Lru(keep, (_sql, evicted) => evicted.destroySync());
+      this.statements.set(conn, cache);
+    }
+    const known = cache.get(sql);
+    if (known) return known;
+    const prepared = await conn.prepare(sql);
+    cache.set(sql, prepared);
+    return prepared;
+  }
+
   private async acquire(): Promise<DuckDBConnection> {
     return this.idle.pop() ?? (await this.options.connect());
   }
@@ -104,6 +185,8 @@ export class DuckDbQueryRunner implements QueryEngine {
   }
 
   private discard(conn: DuckDBConnection): void {
+    // Closing the connection destroys its prepared statements.
+    this.statements.delete(conn);
     if (this.options.disconnect) this.options.disconnect(conn);
     else conn.closeSync();
   }

@@ -87,3 +87,63 @@ describe('encoding', () => {
     assert.deepEqual(r.rows, [{ ts: [at('10:00:00'), at('10:05:00')], day: at('00:00:00') }]);
   });
 });
+
+describe('fixed costs are paid once per distinct query', () => {
+  test('column-wise encoding gives what the value encoder gives (records, lists, datetimes, 64-bit ints)', async () => {
+    const sql = `select id, timestamp, datetime(timestamp) as dt, metadata, array_agg(event_message) over () as msgs,
+      count(*) over () as n, [1, 2] as xs, cast(null as string) as nothing
+      from edge_logs order by timestamp desc limit 5`;
+    const query = prepared(sql);
+    const r = await runner.run(query, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 });
+    const { generateDuckDb } = await import('../../../src/engines/duckdb/generator.ts');
+    const { encodeValue } = await import('../../../src/engines/duckdb/encode.ts');
+    const { VARCHAR } = await import('@duckdb/node-api');
+    const g = generateDuckDb(query.ast, { catalog: t.catalog, maxRows: 10 });
+    const conn = await t.db.connect();
+    try {
+      const reader = await conn.runAndReadAll(g.sql, { project: 'default', iso_timestamp_start: null, iso_timestamp_end: null }, { project: VARCHAR, iso_timestamp_start: VARCHAR, iso_timestamp_end: VARCHAR });
+      const names = reader.columnNames();
+      const expected = reader.getRows().map((row) => Object.fromEntries(row.map((v, i) => [names[i]!, encodeValue(v, g.columns[i]?.type)])));
+      assert.ok(expected.length > 0);
+      assert.deepEqual(r.rows, expected);
+    } finally {
+      t.db.disconnect(conn);
+    }
+  });
+
+  test('the same caller text gives the same prepared query until a source it reads disappears', async () => {
+    const sources = new Map(t.sources.map((s) => [s.name, s]));
+    const catalog = { sourceByName: (name: string) => sources.get(name) };
+    const input = { saved: logsAllSql, caller: { sql: 'select count(*) as n from auth_logs' }, catalog, sandboxable: true };
+    const first = prepareEndpointQuery(input);
+    assert.equal(prepareEndpointQuery(input), first);
+    const before = await runner.run(first, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 });
+    assert.deepEqual(before.rows, [{ n: 2 }]);
+    const edge = sources.get('cloudflare.logs.prod')!;
+    sources.delete('cloudflare.logs.prod');
+    assert.throws(() => prepareEndpointQuery(input), (e: unknown) => isQuarryError(e) && e.code === 'QUERY_NOT_ALLOWED');
+    sources.set('cloudflare.logs.prod', edge);
+    assert.deepEqual((await runner.run(prepareEndpointQuery(input), { project: 'default' }, { timeoutMs: 5000, maxRows: 10 })).rows, [{ n: 2 }]);
+  });
+
+  test('a changed catalogue entry regenerates the SQL for a remembered query', async () => {
+    const sources = new Map(t.sources.map((s) => [s.name, s]));
+    const catalog = { sourceByName: (name: string) => sources.get(name) };
+    const query = prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select count(*) as n from auth_logs' }, catalog, sandboxable: true });
+    assert.deepEqual((await runner.run(query, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 })).rows, [{ n: 2 }]);
+    // Same name, another physical table: the remembered translation must not be used.
+    const auth = sources.get('gotrue.logs.prod')!;
+    sources.set('gotrue.logs.prod', { ...auth, table: 'no_such_table' });
+    await assert.rejects(runner.run(query, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 }), (e: unknown) => isQuarryError(e));
+    sources.set('gotrue.logs.prod', auth);
+    assert.deepEqual((await runner.run(query, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 })).rows, [{ n: 2 }]);
+  });
+
+  test('prepared statements are reused with fresh bindings each run', async () => {
+    const query = prepared('select @project as p, @iso_timestamp_start as s');
+    const a = await runner.run(query, { project: 'default', iso_timestamp_start: 'x' }, { timeoutMs: 5000, maxRows: 10 });
+    const b = await runner.run(query, { project: 'other' }, { timeoutMs: 5000, maxRows: 10 });
+    assert.deepEqual(a.rows, [{ p: 'default', s: 'x' }]);
+    assert.deepEqual(b.rows, [{ p: 'other', s: null }], 'an absent parameter is NULL, not the previous value');
+  });
+});
