@@ -6,8 +6,7 @@
  * not understand can reach an engine. sqlparser's JSON is externally tagged (`{"Variant": payload}`
  * or `"Variant"`); optional fields that are None come through as `undefined`.
  */
-import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
-import { QuarryError } from '../errors.ts';
+import { QuarryError, isQuarryError } from '../errors.ts';
 import type {
   BinaryOp,
   CastType,
@@ -25,10 +24,7 @@ import type {
   TableFactor,
   WindowSpec,
 } from './ast.ts';
-
-// One-time WASM start-up (about 50 ms), done when this module is first imported so parseSql can
-// stay synchronous.
-await init();
+import { parseStatements } from './sqlparser.ts';
 
 type J = Record<string, unknown>;
 
@@ -66,6 +62,17 @@ function present(v: unknown): boolean {
   return true;
 }
 
+/**
+ * LIMIT and OFFSET take what BigQuery allows there: an integer literal or a parameter (possibly
+ * cast). Anything else, a subquery above all, is refused here, so such a position can never hide a
+ * table read from the sandbox.
+ */
+function rowCount(e: Expr, clause: string): Expr {
+  const inner = e.kind === 'cast' ? e.expr : e;
+  if ((inner.kind === 'literal' && inner.type === 'number' && /^\d+$/.test(inner.value)) || inner.kind === 'param') return e;
+  throw new QuarryError('INVALID_QUERY', `${clause} takes a whole number or a parameter`);
+}
+
 /** Rejects a clause we do not translate when the parser reports it present. */
 function refuse(node: J, key: string, what: string): void {
   if (present(node[key])) throw notAllowed(what);
@@ -77,9 +84,9 @@ function refuse(node: J, key: string, what: string): void {
 export function parseSql(sql: string): Query {
   let statements: unknown[];
   try {
-    statements = sqlparserParse(sql, 'bigquery') as unknown[];
+    statements = parseStatements(sql);
   } catch (e) {
-    throw parseError(sql, e);
+    throw isQuarryError(e) ? e : parseError(sql, e);
   }
   if (statements.length === 0) throw new QuarryError('PARSE_ERROR', 'The query is empty');
   if (statements.length > 1) throw new QuarryError('QUERY_NOT_ALLOWED', 'Only a single query is allowed (found several statements)');
@@ -143,8 +150,8 @@ function convertQuery(v: unknown): Query {
     if (k !== 'LimitOffset') throw notAllowed('LIMIT x, y');
     const l = obj(lc);
     refuse(l, 'limit_by', 'LIMIT BY');
-    if (present(l.limit)) query.limit = convertExpr(l.limit);
-    if (present(l.offset)) query.offset = convertExpr(obj(l.offset).value);
+    if (present(l.limit)) query.limit = rowCount(convertExpr(l.limit), 'LIMIT');
+    if (present(l.offset)) query.offset = rowCount(convertExpr(obj(l.offset).value), 'OFFSET');
   }
   return query;
 }
@@ -665,6 +672,7 @@ function convertValue(v: unknown): Expr {
   switch (k) {
     case 'Number': {
       const [text] = arr(p);
+      if (!Number.isFinite(Number(text))) throw new QuarryError('INVALID_QUERY', `Number out of range: ${String(text).slice(0, 40)}`);
       return { kind: 'literal', type: 'number', value: String(text) };
     }
     case 'SingleQuotedString':
@@ -757,7 +765,7 @@ function convertFunction(f: J): Expr {
     for (const clause of arr(list.clauses)) {
       const [ck, cp] = variant(clause);
       if (ck === 'OrderBy') call.orderBy = arr(cp).map(orderItem);
-      else if (ck === 'Limit') call.limit = convertExpr(cp);
+      else if (ck === 'Limit') call.limit = rowCount(convertExpr(cp), 'LIMIT');
       else if (ck === 'IgnoreOrRespectNulls') call.ignoreNulls = variant(cp)[0] === 'IgnoreNulls';
       else throw notAllowed(`${ck} inside ${name}()`);
     }

@@ -19,8 +19,30 @@ export interface ValidateOptions {
   sandboxCtes?: readonly string[];
 }
 
+/** Names the engine uses for its own tables; a CTE may not take one (defence in depth). */
+const RESERVED_NAME = /^(src_|_quarry)/i;
+
+/**
+ * How deeply the syntax tree may nest. Real queries stay far below (logs.all: 11, Studio's: under
+ * 20); DuckDB's planning time grows faster than linearly with depth and cannot be interrupted, so a
+ * long operator chain would otherwise outlive the time limit.
+ */
+export const MAX_TREE_DEPTH = 100;
+
+function treeDepth(node: unknown, limit: number): number {
+  if (typeof node !== 'object' || node === null) return 0;
+  if (limit <= 0) return 1;
+  let deepest = 0;
+  for (const child of Object.values(node)) deepest = Math.max(deepest, treeDepth(child, limit - 1));
+  return deepest + 1;
+}
+
 export function validateQuery(query: Query, options: ValidateOptions): Analysis {
+  if (treeDepth(query, MAX_TREE_DEPTH) > MAX_TREE_DEPTH) {
+    throw new QuarryError('INVALID_QUERY', `The query nests too deeply (more than ${MAX_TREE_DEPTH} levels of expressions)`);
+  }
   checkFunctions(query);
+  checkCteNames(query);
   const analysis = analyse(query);
   const allowed = options.sandboxCtes ? new Set(options.sandboxCtes.map((n) => n.toLowerCase())) : undefined;
   const refused: string[] = [];
@@ -36,6 +58,18 @@ export function validateQuery(query: Query, options: ValidateOptions): Analysis 
     throw new QuarryError('QUERY_NOT_ALLOWED', `Table not found in CTE: (${[...new Set(refused)].join(', ')})`);
   }
   return analysis;
+}
+
+function checkCteNames(query: Query): void {
+  walkQuery(query, {
+    query(q) {
+      for (const cte of q.with) {
+        if (RESERVED_NAME.test(cte.name)) {
+          throw new QuarryError('QUERY_NOT_ALLOWED', `CTE names starting with src_ or _quarry are reserved: ${cte.name}`);
+        }
+      }
+    },
+  });
 }
 
 function checkFunctions(query: Query): void {

@@ -269,13 +269,13 @@ select id, metadata from items`;
           id: 'e5',
           // Fields other events of the source carry read as null (the schema is per source).
           metadata: [
-            { n: null, request: [{ headers: [{ x_real_ip: 'REDACTED', host: 'db.internal' }] }], ips: ['REDACTED', 'REDACTED'] },
+            { request: [{ headers: [{ x_real_ip: 'REDACTED', host: 'db.internal' }] }], ips: ['REDACTED', 'REDACTED'] },
           ],
         },
       ]);
       const plain = await rows(s, ep.name, { project: 'pii' }, { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
       assert.deepEqual(plain[0]?.metadata, [
-        { n: null, request: [{ headers: [{ x_real_ip: '172.16.0.9', host: 'db.internal' }] }], ips: ['8.8.8.8', 'fe80::1'] },
+        { request: [{ headers: [{ x_real_ip: '172.16.0.9', host: 'db.internal' }] }], ips: ['8.8.8.8', 'fe80::1'] },
       ]);
     });
   });

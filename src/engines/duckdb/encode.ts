@@ -3,6 +3,10 @@
  * microseconds, DATETIME as `2026-11-21T10:00:00`, DATE as `2026-11-21`, a record (STRUCT) as a
  * one-element array holding the object at every level, lists as arrays, 64-bit integers as numbers.
  *
+ * A record member that is NULL is left out: ingest never stores a null, so a NULL member is a
+ * field this event did not carry (the STRUCT type is shared by every event of the source, other
+ * projects' included). The object then looks as the event did, as on Logflare's Postgres backend.
+ *
  * DuckDB has one TIMESTAMP type for BigQuery's TIMESTAMP and DATETIME; the generator's column
  * types tell them apart.
  */
@@ -55,7 +59,10 @@ function encode(value: DuckDBValue, inList: boolean): JsonValue {
   if (value instanceof DuckDBDecimalValue) return Number(value.toString());
   if (value instanceof DuckDBStructValue) {
     const obj: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value.entries)) obj[k] = encode(v, false);
+    for (const [k, v] of Object.entries(value.entries)) {
+      const member = encode(v, false);
+      if (member !== null) obj[k] = member;
+    }
     // A record nested in an event is BigQuery's REPEATED RECORD of one element.
     return inList ? obj : [obj];
   }
@@ -146,7 +153,10 @@ function encoderFor(type: DuckDBType, inList: boolean): Encoder {
         if (!(v instanceof DuckDBStructVector)) return encode(v.getItem(i), inList);
         if (!v.isItemValid(i)) return null;
         const obj: { [key: string]: JsonValue } = {};
-        for (let e = 0; e < names.length; e++) obj[names[e]!] = entries[e]!(v.entryVectorAt(e), i);
+        for (let e = 0; e < names.length; e++) {
+          const member = entries[e]!(v.entryVectorAt(e), i);
+          if (member !== null) obj[names[e]!] = member;
+        }
         // A record nested in an event is BigQuery's REPEATED RECORD of one element.
         return inList ? obj : [obj];
       };

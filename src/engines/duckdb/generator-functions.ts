@@ -19,6 +19,10 @@ export interface FunctionContext {
 
 type Transform = (call: FuncCall, ctx: FunctionContext) => Typed;
 
+/** The longest list generate_timestamp_array may build. */
+export const MAX_GENERATED_ELEMENTS = 100_000;
+export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
+
 const T = {
   string: scalar('string'),
   int: scalar('int'),
@@ -215,7 +219,14 @@ export const functionTransforms: Readonly<Record<string, Transform>> = {
   generate_timestamp_array: (call, ctx) => {
     const [start, end] = call.args.slice(0, 2).map(ctx.arg);
     const step = intervalArg(call, 2, ctx);
-    return { sql: `generate_series(${asTimestamp(start!)}, ${asTimestamp(end!)}, ${step})`, type: { k: 'list', element: T.timestamp } };
+    const [s, e] = [asTimestamp(start!), asTimestamp(end!)];
+    // DuckDB builds the whole list inside one call, which an interrupt cannot stop: refuse a list
+    // longer than MAX_GENERATED_ELEMENTS before building it.
+    const count = `((epoch_us(${e}) - epoch_us(${s})) // epoch_us(${step}))`;
+    return {
+      sql: `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ELEMENTS}') ELSE generate_series(${s}, ${e}, ${step}) END)`,
+      type: { k: 'list', element: T.timestamp },
+    };
   },
 
   current_timestamp: () => ({ sql: 'CAST(get_current_timestamp() AS TIMESTAMP)', type: T.timestamp }),

@@ -61,6 +61,8 @@ const emittedFunctions = new Set([
   'pow',
   'len',
   'generate_series',
+  'error',
+  '//',
   'get_current_timestamp',
   'timezone',
   'date_trunc',
@@ -204,7 +206,8 @@ function nodeProblem(node: Record<string, unknown>, tables: ReadonlySet<string>)
   if ('modifiers' in node && 'type' in node && !queryNodeTypes.has(String(type))) return `a ${String(type).toLowerCase()}`;
   if (type === 'BASE_TABLE') {
     const name = String(node.table_name).toLowerCase();
-    if (node.schema_name !== '' || node.catalog_name !== '' || !tables.has(name)) return `table ${String(node.table_name)}`;
+    // The message never names the table: physical names are not for callers to learn.
+    if (node.schema_name !== '' || node.catalog_name !== '' || !tables.has(name)) return 'a table outside the allowed CTEs';
   }
   if (node.class === 'COLUMN_REF') {
     // Generated column references are always qualified; a bare name may be a special value.

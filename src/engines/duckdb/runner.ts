@@ -220,12 +220,16 @@ export function mapDuckDbError(e: unknown): QuarryError {
   if (isQuarryError(e)) return e;
   const raw = e instanceof Error ? e.message : String(e);
   const first = raw.split('\n')[0] ?? '';
-  const m = /^(Binder|Conversion|Invalid Input|Out of Range|Parser|Catalog|Permission|Interrupt|Out of Memory) Error:\s*(.*)$/.exec(first);
+  const m = /^(Binder|Conversion|Invalid Input|Out of Range|Parser|Catalog|Permission|Interrupt|Out of Memory|Not implemented) Error:\s*(.*)$/.exec(first);
   const kind = m?.[1];
-  const detail = (m?.[2] ?? '').replace(/"__[a-z]\d+"\./g, '').trim();
+  // Internal aliases and physical table names are not the caller's vocabulary.
+  const detail = (m?.[2] ?? '')
+    .replace(/"__[a-z]\d+"\./g, '')
+    .replace(/"?src_[0-9a-f]{32}"?/g, 'the source')
+    .trim();
   if (kind === 'Interrupt') return new QuarryError('QUERY_TIMEOUT', 'The query was stopped before it finished', { cause: e });
   if (kind === 'Out of Memory') return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
-  if (kind === 'Binder' || kind === 'Conversion' || kind === 'Invalid Input' || kind === 'Out of Range') {
+  if (kind === 'Binder' || kind === 'Conversion' || kind === 'Invalid Input' || kind === 'Out of Range' || kind === 'Not implemented') {
     return new QuarryError('INVALID_QUERY', `The query is not valid: ${detail}`, { cause: e });
   }
   if (kind === 'Permission' || kind === 'Catalog') return new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
