@@ -38,6 +38,12 @@ export interface QueryBackend {
    * (PARSE_ERROR, QUERY_NOT_ALLOWED, INVALID_QUERY) when it cannot be saved.
    */
   inspect(saved: string): Promise<SavedQueryInfo>;
+  /**
+   * Saving: `inspect`, then the engine checks that the query could run as written (columns,
+   * types). Stricter than running: a source that already has fields must have the top-level columns
+   * the query names, so a misspelling is caught when saved.
+   */
+  validate(saved: string): Promise<SavedQueryInfo>;
   /** Merges the caller's query (if any), binds the parameters and runs, within the limits given. */
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
 }

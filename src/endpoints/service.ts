@@ -18,7 +18,7 @@ import type { EndpointRepository } from './repository.ts';
 
 export interface EndpointServiceOptions {
   repository: EndpointRepository;
-  backend: Pick<QueryBackend, 'inspect'>;
+  backend: Pick<QueryBackend, 'validate'>;
   /** Called after an endpoint changed or was deleted, before the call returns. */
   invalidate: (endpointId: string) => void;
   now?: () => Date;
@@ -26,7 +26,7 @@ export interface EndpointServiceOptions {
 
 export class EndpointService {
   readonly #repo: EndpointRepository;
-  readonly #backend: Pick<QueryBackend, 'inspect'>;
+  readonly #backend: Pick<QueryBackend, 'validate'>;
   readonly #invalidate: (endpointId: string) => void;
   readonly #now: () => Date;
 
@@ -85,7 +85,7 @@ export class EndpointService {
     const fields = checkEndpointFields(input, partial);
     if (!fields.query && typeof input.query === 'string') {
       try {
-        await this.#backend.inspect(input.query);
+        await this.#backend.validate(input.query);
       } catch (e) {
         if (!isQuarryError(e) || e.code === 'INTERNAL') throw e;
         fields.query = [e.message];

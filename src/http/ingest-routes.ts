@@ -10,7 +10,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
-import { bodyFormat, parseEvents } from '../ingest/body.ts';
+import { bodyFormat, parseBody } from '../ingest/body.ts';
 import type { IngestService } from '../ingest/pipeline.ts';
 import type { SourceRef } from '../storage/sources.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -81,8 +81,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
     app.post(url, { schema }, async (req) => {
       const source = req.ingestSource as SourceRef;
       const text = await bodyText(req, limit);
-      const events = parseEvents(text, bodyFormat(req.headers['content-type']));
-      await ingest.ingest(source, events);
+      const { events, arrayText } = parseBody(text, bodyFormat(req.headers['content-type']));
+      await ingest.ingest(source, events, arrayText);
       return { message: 'Logged!' };
     });
   }

@@ -16,11 +16,22 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   return NDJSON_TYPES.includes(type) ? 'ndjson' : 'json';
 }
 
+/** A parsed body: its events, and the JSON text of an array holding exactly those events. */
+export interface ParsedBody {
+  events: RawEvent[];
+  /** `[event, ...]` as received (the body itself when it is an array), for storage to read. */
+  arrayText: string;
+}
+
 export function parseEvents(text: string, format: BodyFormat): RawEvent[] {
+  return parseBody(text, format).events;
+}
+
+export function parseBody(text: string, format: BodyFormat): ParsedBody {
   return format === 'ndjson' ? parseNdjson(text) : parseJson(text);
 }
 
-function parseJson(text: string): RawEvent[] {
+function parseJson(text: string): ParsedBody {
   if (text.trim() === '') throw bad('The request body is empty: send a JSON object, an array of objects or {"batch": [...]}.');
   let value: unknown;
   try {
@@ -36,20 +47,23 @@ function parseJson(text: string): RawEvent[] {
     }
     throw bad(`The request body is not valid JSON: ${(e as Error).message}.`);
   }
-  if (Array.isArray(value)) return checkEvents(value, 'event');
+  if (Array.isArray(value)) return { events: checkEvents(value, 'event'), arrayText: text };
   if (isObject(value)) {
     const batch = value.batch;
     if (batch !== undefined && Object.keys(value).length === 1) {
       if (!Array.isArray(batch)) throw bad(`"batch" must be an array of event objects, got ${describe(batch)}.`);
-      return checkEvents(batch, 'batch event');
+      // The only key is "batch" (its spelling holds no bracket), so its array runs from the first
+      // '[' to the last ']'.
+      return { events: checkEvents(batch, 'batch event'), arrayText: text.slice(text.indexOf('['), text.lastIndexOf(']') + 1) };
     }
-    return [value];
+    return { events: [value], arrayText: `[${text}]` };
   }
   throw bad(`The request body must be an event object, an array of event objects or {"batch": [...]}; got ${describe(value)}.`);
 }
 
-function parseNdjson(text: string): RawEvent[] {
+function parseNdjson(text: string): ParsedBody {
   const events: RawEvent[] = [];
+  const kept: string[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).trim();
@@ -62,9 +76,10 @@ function parseNdjson(text: string): RawEvent[] {
     }
     if (!isObject(value)) throw bad(`Line ${i + 1} of the NDJSON body is not an event object: got ${describe(value)}.`);
     events.push(value);
+    kept.push(line);
   }
   if (events.length === 0) throw bad('The NDJSON body holds no events.');
-  return events;
+  return { events, arrayText: `[${kept.join(',')}]` };
 }
 
 function checkEvents(values: unknown[], what: string): RawEvent[] {

@@ -58,19 +58,30 @@ function fromUnixNumber(value: number): bigint {
   return BigInt(Math.round(value * scale));
 }
 
+// Events mostly arrive in time order, so consecutive timestamps share their minute: its UTC start
+// (or NaN when the date part is invalid) is worked out once.
+let lastMinuteKey = '';
+let lastMinuteMs = Number.NaN;
+
 function parseIso(text: string): bigint | undefined {
   const m = ISO.exec(text);
   if (m === null) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = s === undefined ? 0 : Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 60) {
-    return undefined;
+  const key = text.slice(0, 16);
+  if (key !== lastMinuteKey) {
+    const year = Number(y);
+    const month = Number(mo);
+    const day = Number(d);
+    const hour = Number(h);
+    const minute = Number(mi);
+    lastMinuteKey = key;
+    lastMinuteMs =
+      month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59
+        ? Number.NaN
+        : Date.UTC(year, month - 1, day, hour, minute, 0);
   }
+  const second = s === undefined ? 0 : Number(s);
+  if (Number.isNaN(lastMinuteMs) || second > 60) return undefined;
   let offsetMinutes = 0;
   if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
     const sign = zone[0] === '-' ? -1 : 1;
@@ -80,9 +91,11 @@ function parseIso(text: string): bigint | undefined {
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = sign * (oh * 60 + om);
   }
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
-  const micros = frac === undefined ? 0n : BigInt(frac.slice(0, 6).padEnd(6, '0'));
-  return BigInt(ms) * 1000n + micros;
+  const ms = lastMinuteMs + second * 1000 - offsetMinutes * 60_000;
+  const micros = frac === undefined ? 0 : Number(frac.length === 6 ? frac : frac.slice(0, 6).padEnd(6, '0'));
+  // Exact as a double up to 2^53 µs (the year 2255); beyond, go through BigInt.
+  if (Math.abs(ms) < 9e12) return BigInt(ms * 1000 + micros);
+  return BigInt(ms) * 1000n + BigInt(micros);
 }
 
 function daysIn(year: number, month: number): number {

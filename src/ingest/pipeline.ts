@@ -10,12 +10,14 @@
  */
 import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
 import { QuarryError } from '../errors.ts';
-import type { StoredEvent } from '../storage/event.ts';
-import { findName, inferFields, mergeTypes } from '../storage/infer.ts';
+import type { JsonObject, RawEventArray, StoredEvent } from '../storage/event.ts';
+import { findName, mergeTypes } from '../storage/infer.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
-import { normaliseEvent, nowMicros } from './normalise.ts';
+import { nowMicros } from './normalise.ts';
+import type { PreparedRequest } from './prepare.ts';
+import { fieldsOf, fitsSchema, prepareRequest, textReadable } from './prepare.ts';
 
 export interface IngestOptions {
   sources: SourceTables;
@@ -32,11 +34,16 @@ export interface IngestOptions {
 
 interface Pending {
   source: SourceRef;
-  events: StoredEvent[];
-  observed: Record<string, FieldType> | undefined;
+  count: number;
+  events: readonly RawEvent[];
+  prepared: PreparedRequest;
+  /** The request's events as one JSON array text, when storage may read fields from it. */
+  raw: RawEventArray | undefined;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
+
+const NO_FIELDS: JsonObject = Object.freeze({}) as JsonObject;
 
 export class IngestService {
   private readonly sources: SourceTables;
@@ -70,8 +77,12 @@ export class IngestService {
     return this.groups;
   }
 
-  /** Stores the events of one request; resolves once they are durable. */
-  ingest(source: SourceRef, events: readonly RawEvent[]): Promise<void> {
+  /**
+   * Stores the events of one request; resolves once they are durable. `rawText`, when given, is the
+   * JSON text of an array holding exactly `events` (src/ingest/body.ts `parseBody`): storage then
+   * reads fields from it instead of re-serialising each event, where that stores the same values.
+   */
+  ingest(source: SourceRef, events: readonly RawEvent[], rawText?: string): Promise<void> {
     if (this.closed) {
       return Promise.reject(
         new QuarryError('OVERLOADED', 'The service is shutting down and accepts no more events; retry shortly.', {
@@ -90,13 +101,11 @@ export class IngestService {
         ),
       );
     }
-    const now = nowMicros();
-    const normalised = events.map((e) => normaliseEvent(e, now));
-    let observed: Record<string, FieldType> | undefined;
-    for (const e of normalised) observed = inferFields(e.fields, observed);
+    const prepared = prepareRequest(events, nowMicros(), rawText !== undefined && textReadable(rawText));
+    const raw = prepared.readable && rawText !== undefined ? { text: rawText, count: events.length } : undefined;
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ source, events: normalised, observed, resolve, reject });
-      this.queued += normalised.length;
+      this.queue.push({ source, count: events.length, events, prepared, raw, resolve, reject });
+      this.queued += events.length;
       this.pump();
     });
   }
@@ -130,8 +139,8 @@ export class IngestService {
   private takeGroup(): Pending[] {
     let n = 0;
     let take = 0;
-    while (take < this.queue.length && (take === 0 || n + (this.queue[take] as Pending).events.length <= this.maxGroup)) {
-      n += (this.queue[take] as Pending).events.length;
+    while (take < this.queue.length && (take === 0 || n + (this.queue[take] as Pending).count <= this.maxGroup)) {
+      n += (this.queue[take] as Pending).count;
       take++;
     }
     return this.queue.splice(0, take);
@@ -160,28 +169,30 @@ export class IngestService {
 
   private fail(p: Pending, e: unknown): void {
     this.log(
-      `Could not store ${p.events.length} event(s) for source ${p.source.name} (${p.source.id}): ${e instanceof Error ? e.message : String(e)}`,
+      `Could not store ${p.count} event(s) for source ${p.source.name} (${p.source.id}): ${e instanceof Error ? e.message : String(e)}`,
     );
     this.settle(p, e);
   }
 
   private settle(p: Pending, error?: unknown): void {
-    this.queued -= p.events.length;
+    this.queued -= p.count;
     if (error === undefined) p.resolve();
     else p.reject(error);
   }
 
   private async commit(group: Pending[]): Promise<void> {
-    const bySource = new Map<string, { source: SourceRef; events: StoredEvent[]; observed: Record<string, FieldType> }>();
+    const bySource = new Map<string, { source: SourceRef; requests: Pending[]; observed: Record<string, FieldType> }>();
     for (const p of group) {
       let entry = bySource.get(p.source.id);
       if (entry === undefined) {
-        entry = { source: p.source, events: [], observed: {} };
+        entry = { source: p.source, requests: [], observed: {} };
         bySource.set(p.source.id, entry);
       }
-      for (const e of p.events) entry.events.push(e);
-      if (p.observed !== undefined) {
-        for (const [k, t] of Object.entries(p.observed)) {
+      entry.requests.push(p);
+      const observed = p.prepared.observed;
+      if (observed !== undefined) {
+        for (const k in observed) {
+          const t = observed[k] as FieldType;
           const name = findName(entry.observed, k) ?? k;
           const known = entry.observed[name];
           entry.observed[name] = known === undefined ? t : mergeTypes(known, t);
@@ -189,12 +200,39 @@ export class IngestService {
       }
     }
     const batches: TableBatch[] = [];
-    for (const { source, events, observed } of bySource.values()) {
+    for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
       const { entry } = await this.sources.evolve(source.id, observed);
+      const columns = entry.schema.columns;
+      const events: StoredEvent[] = [];
+      for (const p of requests) appendStored(events, p, columns);
       batches.push({ table: entry.table, schema: entry.schema, events });
     }
     await this.storage.append(batches);
     this.groups++;
   }
+}
+
+/** The request's events as storage takes them: read from the received text when that is exact. */
+function appendStored(out: StoredEvent[], p: Pending, columns: Record<string, FieldType>): void {
+  const { ids, timestamps, messages } = p.prepared;
+  const raw =
+    p.raw !== undefined && fitsSchema(p.prepared.observed, columns) && !(p.prepared.messageMoved && hasMessageField(columns))
+      ? p.raw
+      : undefined;
+  for (let i = 0; i < p.count; i++) {
+    const event: StoredEvent = {
+      id: ids[i] as string,
+      timestamp: timestamps[i] as bigint,
+      event_message: messages[i] as string | null,
+      fields: raw === undefined ? fieldsOf(p.prepared, p.events, i) : NO_FIELDS,
+    };
+    if (raw !== undefined) event.raw = raw;
+    out.push(event);
+  }
+}
+
+/** A stored field that a moved `message` would be read into (DuckDB's JSON reader matches names exactly). */
+function hasMessageField(columns: Record<string, FieldType>): boolean {
+  return Object.hasOwn(columns, 'message');
 }

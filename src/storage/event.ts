@@ -13,4 +13,20 @@ export interface StoredEvent {
   event_message: string | null;
   /** Top-level keys other than id, timestamp and event_message; names are already column-safe. */
   fields: JsonObject;
+  /**
+   * Set when the fields are to be read from received JSON text instead (then `fields` is empty).
+   * All `raw.count` events of `raw` are in the same batch, one after the other, in array order.
+   */
+  raw?: RawEventArray;
+}
+
+/**
+ * The JSON text of an array of events as received, whose fields storage may read directly: every
+ * element's keys that name a field of the table's schema hold values of exactly that field's type
+ * (or an integer for a float field), spelt as in the schema; other keys (`id`, `timestamp`,
+ * `event_message`, ...) are ignored. The ingest pipeline checks this (src/ingest/prepare.ts).
+ */
+export interface RawEventArray {
+  text: string;
+  count: number;
 }

@@ -70,6 +70,23 @@ export function fieldAccess(sql: string, field: string): string {
 export interface ResolveContext {
   /** Paths that no event ever carried, reported back as warnings. */
   warn(path: string): void;
+  /**
+   * Saving a query: a top-level column that a source which already has fields lacks is a
+   * misspelling (INVALID_QUERY). Running one: it reads as NULL, so a saved query keeps working on
+   * sources that have not seen a field yet (and on a brand-new, empty source even when saved).
+   */
+  strictSourceColumns?: boolean;
+}
+
+/** The source has received fields beyond id, timestamp and event_message. */
+function hasFields(rel: Relation): boolean {
+  return rel.columns.length > 3;
+}
+
+function missingSourceColumn(rel: Relation, path: string[], ctx: ResolveContext, name: string): Typed {
+  if (ctx.strictSourceColumns && hasFields(rel)) throw new QuarryError('INVALID_QUERY', `Unrecognized name: ${name}`);
+  ctx.warn(path.join('.'));
+  return { sql: 'NULL', type: missingType };
 }
 
 /** Walks record fields of a value; a field the catalogue never saw reads as NULL. */
@@ -122,10 +139,7 @@ export function resolveColumn(path: string[], scope: Scope, ctx: ResolveContext,
           path[1]!,
         );
         if (col) return walkFields({ sql: `${rel.q}.${quoteIdent(col[1].name)}`, type: col[1].type }, path.slice(2), path, ctx);
-        if (rel.physical) {
-          ctx.warn(path.join('.'));
-          return { sql: 'NULL', type: missingType };
-        }
+        if (rel.physical) return missingSourceColumn(rel, path, ctx, `${path[0]}.${path[1]}`);
         throw new QuarryError('INVALID_QUERY', `Name ${path[1]} not found inside ${path[0]}`);
       }
     }
@@ -148,9 +162,6 @@ export function resolveColumn(path: string[], scope: Scope, ctx: ResolveContext,
   }
   // A source table whose events never carried this top-level key yet: NULL, not an error.
   const only = scope.relations.length === 1 && scope.values.length === 0 ? scope.relations[0] : undefined;
-  if (only?.physical) {
-    ctx.warn(path.join('.'));
-    return { sql: 'NULL', type: missingType };
-  }
+  if (only?.physical) return missingSourceColumn(only, path, ctx, path[0]!);
   throw new QuarryError('INVALID_QUERY', `Unrecognized name: ${path[0]}`);
 }

@@ -17,13 +17,15 @@ import { isAggregate } from '../../sql/functions.ts';
 import { fromFieldType, scalar, unknownType, type VType } from '../../sql/types.ts';
 import type { Catalog } from '../../storage/schema.ts';
 import { duckPart, functionTransforms, intervalOf, stringToTimestamp } from './generator-functions.ts';
-import { type Column, type CteEnv, type Relation, resolveColumn, Scope, type Typed, quoteIdent, walkFields } from './generator-scope.ts';
+import { type Column, type CteEnv, type Relation, type ResolveContext, resolveColumn, Scope, type Typed, quoteIdent, walkFields } from './generator-scope.ts';
 import { optimiseForDuckDb } from './generator-optimise.ts';
 
 export interface GenerateOptions {
   catalog: Catalog;
   /** Caps the rows the query returns, whatever its own LIMIT says. */
   maxRows?: number;
+  /** Saving a query: see ResolveContext.strictSourceColumns. */
+  strictSourceColumns?: boolean;
 }
 
 export interface GeneratedQuery {
@@ -37,7 +39,7 @@ export interface GeneratedQuery {
 }
 
 export function generateDuckDb(query: Query, options: GenerateOptions): GeneratedQuery {
-  const gen = new Generator(options.catalog);
+  const gen = new Generator(options.catalog, options.strictSourceColumns ?? false);
   const capped = options.maxRows === undefined ? query : capRows(query, options.maxRows);
   const out = gen.query(optimiseForDuckDb(capped), new Map(), undefined);
   return { sql: out.sql, params: [...gen.params], columns: out.columns, warnings: [...gen.warnings] };
@@ -63,9 +65,14 @@ class Generator {
   readonly params = new Set<string>();
   readonly warnings = new Set<string>();
   private counter = 0;
-  private readonly ctx = { warn: (p: string) => this.warnings.add(p) };
+  private readonly ctx: ResolveContext;
 
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    strictSourceColumns: boolean,
+  ) {
+    this.ctx = { warn: (p: string) => this.warnings.add(p), strictSourceColumns };
+  }
 
   private fresh(prefix: string): string {
     this.counter += 1;

@@ -142,7 +142,7 @@ export class DuckDbQueryRunner implements QueryEngine {
    * catalogue, and DuckDB's binder checks types while preparing.
    */
   async check(query: PreparedQuery): Promise<void> {
-    const generated = generateDuckDb(query.ast, { catalog: query.catalog });
+    const generated = generateDuckDb(query.ast, { catalog: query.catalog, strictSourceColumns: true });
     const conn = await this.acquire();
     try {
       const prepared = await conn.prepare(generated.sql);

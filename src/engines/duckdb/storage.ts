@@ -8,6 +8,11 @@
  * values row by row, needs no file access and no SET statement, so it works under
  * `enable_external_access=false` and a locked configuration.
  *
+ * Events whose fields can be read from the request's JSON text as received (`StoredEvent.raw`)
+ * skip even that: one staging row per request holds the received array text and the ids,
+ * timestamps and messages as JSON arrays, and the INSERT unnests them side by side. JavaScript then
+ * serialises nothing per event, and crosses into DuckDB a handful of times per request.
+ *
  * Durability: DuckDB writes and fsyncs its WAL when a transaction commits, so `append` resolves only
  * once the events would survive a crash. All operations run one at a time on one connection.
  */
@@ -23,12 +28,14 @@ import type { DuckDb } from './database.ts';
 import { convertExpression, duckDbType, jsonStructure, quoteIdent, quoteString } from './types.ts';
 
 const STAGE = 'quarry_stage_events';
+const STAGE_ARRAYS = 'quarry_stage_arrays';
 
-/** How one table's batches move from the staging table: the schema's fields and the INSERT. */
+/** How one table's batches move from the staging tables: the schema's fields and the INSERTs. */
 interface Plan {
   signature: string;
   fields: Record<string, FieldType>;
   insertSql: string;
+  insertArraysSql: string;
 }
 
 export class DuckDbStorage implements StorageEngine {
@@ -121,21 +128,24 @@ export class DuckDbStorage implements StorageEngine {
         await this.conn.run(
           `CREATE OR REPLACE TEMP TABLE ${STAGE} (id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`,
         );
+        await this.conn.run(
+          `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
+        );
         this.staged = true;
       }
       await this.conn.run('BEGIN TRANSACTION');
       try {
         for (const batch of work) {
           const plan = this.planFor(batch.table, batch.schema);
-          const appender = await this.conn.createAppender(STAGE, 'main', 'temp');
-          try {
-            for (const event of batch.events) appendEvent(appender, plan, event);
-            appender.flushSync();
-          } finally {
-            appender.closeSync();
+          const { rows, arrays } = await this.stage(batch.events, plan);
+          if (rows > 0) {
+            await this.conn.run(plan.insertSql);
+            await this.conn.run(`DELETE FROM temp.main.${STAGE}`);
           }
-          await this.conn.run(plan.insertSql);
-          await this.conn.run(`DELETE FROM temp.main.${STAGE}`);
+          if (arrays > 0) {
+            await this.conn.run(plan.insertArraysSql);
+            await this.conn.run(`DELETE FROM temp.main.${STAGE_ARRAYS}`);
+          }
         }
         await this.conn.run('COMMIT');
       } catch (e) {
@@ -143,6 +153,41 @@ export class DuckDbStorage implements StorageEngine {
         throw e;
       }
     });
+  }
+
+  /** Fills the staging tables with one batch; returns how many rows each received. */
+  private async stage(events: readonly StoredEvent[], plan: Plan): Promise<{ rows: number; arrays: number }> {
+    let rows = 0;
+    let arrays = 0;
+    let rowAppender: DuckDBAppender | undefined;
+    let arrayAppender: DuckDBAppender | undefined;
+    try {
+      for (let i = 0; i < events.length; ) {
+        const event = events[i] as StoredEvent;
+        const raw = event.raw;
+        if (raw === undefined) {
+          rowAppender ??= await this.conn.createAppender(STAGE, 'main', 'temp');
+          appendEvent(rowAppender, plan, event);
+          rows++;
+          i++;
+          continue;
+        }
+        const end = i + raw.count;
+        for (let j = i; j < end; j++) {
+          if (events[j]?.raw !== raw) throw new Error('storage: the events of a raw array must be consecutive');
+        }
+        arrayAppender ??= await this.conn.createAppender(STAGE_ARRAYS, 'main', 'temp');
+        appendArray(arrayAppender, events, i, end, raw.text);
+        arrays++;
+        i = end;
+      }
+      rowAppender?.flushSync();
+      arrayAppender?.flushSync();
+    } finally {
+      rowAppender?.closeSync();
+      arrayAppender?.closeSync();
+    }
+    return { rows, arrays };
   }
 
   deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
@@ -180,13 +225,18 @@ export class DuckDbStorage implements StorageEngine {
     const existing = this.plans.get(table);
     if (existing !== undefined && existing.signature === signature) return existing;
     const targets = ['id', 'timestamp', 'event_message', ...names.map(quoteIdent)].join(', ');
+    const spread = names.map((n) => `, struct_extract(f, ${quoteString(n)})`).join('');
+    const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure({ kind: 'record', fields })));
     const insertSql =
       names.length === 0
         ? `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message FROM temp.main.${STAGE}`
-        : `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message, ${names
-            .map((n) => `struct_extract(f, ${quoteString(n)})`)
-            .join(', ')} FROM (SELECT id, ts, event_message, json_transform(fields, ${quoteString(JSON.stringify(jsonStructure({ kind: 'record', fields })))}) AS f FROM temp.main.${STAGE})`;
-    const plan: Plan = { signature, fields, insertSql };
+        : `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT id, ts, event_message, json_transform(fields, ${structure}) AS f FROM temp.main.${STAGE})`;
+    // Several unnest() in one select list run side by side, element i of each on row i.
+    const arrayStructure = names.length === 0 ? '' : quoteString(JSON.stringify([jsonStructure({ kind: 'record', fields })]));
+    const insertArraysSql = `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT unnest(json_transform(ids, '["VARCHAR"]')) AS id, unnest(json_transform(ts, '["BIGINT"]')) AS ts, unnest(json_transform(event_messages, '["VARCHAR"]')) AS event_message${
+      names.length === 0 ? '' : `, unnest(json_transform(events, ${arrayStructure})) AS f`
+    } FROM temp.main.${STAGE_ARRAYS})`;
+    const plan: Plan = { signature, fields, insertSql, insertArraysSql };
     this.plans.set(table, plan);
     return plan;
   }
@@ -199,6 +249,37 @@ function appendEvent(appender: DuckDBAppender, plan: Plan, event: StoredEvent): 
   else appender.appendVarchar(event.event_message);
   appender.appendVarchar(JSON.stringify(conformObject(event.fields, plan.fields)));
   appender.endRow();
+}
+
+/** One staging row for events[start, end), which share one received array text. */
+function appendArray(appender: DuckDBAppender, events: readonly StoredEvent[], start: number, end: number, text: string): void {
+  const ids: string[] = [];
+  const messages: (string | null)[] = [];
+  let ts = '[';
+  for (let i = start; i < end; i++) {
+    const e = events[i] as StoredEvent;
+    ids.push(e.id);
+    messages.push(e.event_message);
+    ts += i === start ? String(e.timestamp) : `,${e.timestamp}`;
+  }
+  appender.appendVarchar(jsonStrings(ids));
+  appender.appendVarchar(`${ts}]`);
+  appender.appendVarchar(jsonStrings(messages));
+  appender.appendVarchar(text);
+  appender.endRow();
+}
+
+const LONE_SURROGATE_ESCAPE = /\\ud[89a-f]/i;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * JSON text of a string array. A lone surrogate (which DuckDB's JSON reader refuses) is replaced by
+ * U+FFFD first, as the row appender does when it encodes text as UTF-8.
+ */
+function jsonStrings(values: (string | null)[]): string {
+  const text = JSON.stringify(values);
+  if (!text.includes('\\u') || !LONE_SURROGATE_ESCAPE.test(text)) return text;
+  return JSON.stringify(values.map((v) => (v === null ? null : v.replace(LONE_SURROGATE, '\ufffd'))));
 }
 
 /** DuckDB type → FieldType, for the types this storage creates. */

@@ -1,0 +1,241 @@
+/**
+ * One pass over a request's events: the three standard columns (src/ingest/normalise.ts), the
+ * field types the request brings (src/storage/infer.ts), and whether storage may read the fields
+ * straight from the request's own JSON text instead of re-serialising every event.
+ *
+ * Reading the received text is only allowed when it yields exactly what the sanitise → conform →
+ * JSON.stringify path would store. That holds for an event when:
+ * - every key at every depth is already column-safe and unique ignoring case (sanitising changes
+ *   nothing), and no top-level key is a case variant of `id`, `timestamp` or `event_message`;
+ * - no value needs converting: within the request no field met values of two kinds (that would make
+ *   it a `string` column holding JSON text), and no array or object value is typeless (`[]`, `{}`,
+ *   `[null]`: DuckDB reads `[]` as a record of NULLs where conform stores NULL);
+ * and, checked at commit time against the schema the group was written with (`fitsSchema`):
+ * - every field exists with this exact spelling and a type the values need no conversion for
+ *   (`int` values may go to a `float` field);
+ * - a `message` that became the event message (no `event_message`) is not also read as a field.
+ *
+ * The text itself must hold no `\uD800`–`\uDFFF` escape: DuckDB's reader refuses a lone surrogate
+ * anywhere in it, even in a key it does not read (the event message, say), where the appender would
+ * have stored U+FFFD.
+ *
+ * Anything else falls back to the sanitised fields (computed only then). Two differences remain, both
+ * in the reader's favour or unspecified: integers beyond 2^53 keep every digit (JavaScript rounds
+ * them), and a key repeated within one JSON object keeps its first value rather than its last
+ * (RFC 8259 leaves duplicate names unspecified).
+ */
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, JsonValue } from '../storage/event.ts';
+import { findName, inferFields } from '../storage/infer.ts';
+import type { FieldType } from '../storage/schema.ts';
+import type { RawEvent } from './body.ts';
+import { normaliseEvent, parseTimestamp } from './normalise.ts';
+
+const STRING: FieldType = { kind: 'scalar', type: 'string' };
+const INT: FieldType = { kind: 'scalar', type: 'int' };
+const FLOAT: FieldType = { kind: 'scalar', type: 'float' };
+const BOOL: FieldType = { kind: 'scalar', type: 'bool' };
+const INT64_LIMIT = 2 ** 63;
+const SAFE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+export interface PreparedRequest {
+  ids: string[];
+  timestamps: bigint[];
+  messages: (string | null)[];
+  /** Sanitised fields per event; filled only for events that needed them (see `fieldsOf`). */
+  fields: (JsonObject | undefined)[];
+  /** Types the request's fields bring, or undefined when none carried a type. */
+  observed: Record<string, FieldType> | undefined;
+  /** True while every event may be read from the received text (subject to `fitsSchema`). */
+  readable: boolean;
+  /** Some event's `message` became its event message (then `message` must not be a column). */
+  messageMoved: boolean;
+}
+
+interface WalkState {
+  ok: boolean;
+}
+
+/** False when the text holds a surrogate escape (see the module comment); cheap when it holds no `\u`. */
+export function textReadable(text: string): boolean {
+  return !text.includes('\\u') || !SURROGATE_ESCAPE.test(text);
+}
+
+export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, tryReadable: boolean): PreparedRequest {
+  const n = events.length;
+  const out: PreparedRequest = {
+    ids: new Array<string>(n),
+    timestamps: new Array<bigint>(n),
+    messages: new Array<string | null>(n),
+    fields: new Array<JsonObject | undefined>(n),
+    observed: undefined,
+    readable: tryReadable,
+    messageMoved: false,
+  };
+  const state: WalkState = { ok: true };
+  let observed: Record<string, FieldType> | undefined;
+  for (let i = 0; i < n; i++) {
+    const e = events[i] as RawEvent;
+    const id = e.id;
+    out.ids[i] = id === undefined || id === null || id === '' ? randomUUID() : typeof id === 'string' ? id : JSON.stringify(id);
+    out.timestamps[i] = parseTimestamp(e.timestamp) ?? nowMicros;
+    const em = e.event_message;
+    const moved = em === undefined || em === null;
+    const text = moved ? e.message : em;
+    out.messages[i] = text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text);
+    if (out.readable) {
+      const skipMessage = moved && e.message !== undefined && e.message !== null;
+      if (skipMessage) out.messageMoved = true;
+      observed = walkTop(e, observed, skipMessage, state);
+      if (state.ok) continue;
+      out.readable = false;
+    }
+    const fields = normaliseEvent(e, nowMicros).fields;
+    out.fields[i] = fields;
+    observed = inferFields(fields, observed);
+  }
+  out.observed = observed;
+  return out;
+}
+
+/** The sanitised fields of event `i` (computed now when the fast pass did not need them). */
+export function fieldsOf(prepared: PreparedRequest, events: readonly RawEvent[], i: number): JsonObject {
+  let f = prepared.fields[i];
+  if (f === undefined) {
+    f = normaliseEvent(events[i] as RawEvent, 0n).fields;
+    prepared.fields[i] = f;
+  }
+  return f;
+}
+
+/**
+ * True when values of the `observed` types are stored unchanged under the schema's `fields`: every
+ * field exists with this spelling, with the same type (or `float` for `int`).
+ */
+export function fitsSchema(observed: Record<string, FieldType> | undefined, fields: Record<string, FieldType>): boolean {
+  if (observed === undefined) return true;
+  for (const key in observed) {
+    if (!Object.hasOwn(fields, key)) return false;
+    if (!fitsType(observed[key] as FieldType, fields[key] as FieldType)) return false;
+  }
+  return true;
+}
+
+function fitsType(o: FieldType, s: FieldType): boolean {
+  if (o === s) return true;
+  switch (o.kind) {
+    case 'scalar':
+      return s.kind === 'scalar' && (s.type === o.type || (o.type === 'int' && s.type === 'float'));
+    case 'list':
+      return s.kind === 'list' && fitsType(o.element, s.element);
+    case 'record':
+      return s.kind === 'record' && fitsSchema(o.fields, s.fields);
+  }
+}
+
+/** Top-level keys of one event into `into`; clears `state.ok` when the event is not readable. */
+function walkTop(
+  event: RawEvent,
+  into: Record<string, FieldType> | undefined,
+  skipMessage: boolean,
+  state: WalkState,
+): Record<string, FieldType> | undefined {
+  let fields = into;
+  for (const key in event) {
+    if (key === 'id' || key === 'timestamp' || key === 'event_message' || (skipMessage && key === 'message')) continue;
+    const v = event[key];
+    if (v === null || v === undefined) continue;
+    if (fields === undefined || !Object.hasOwn(fields, key)) {
+      if (!newKeyOk(fields, key)) return fail(state, fields);
+      const lower = key.toLowerCase();
+      if (lower !== key && (lower === 'id' || lower === 'timestamp' || lower === 'event_message')) return fail(state, fields);
+    }
+    const before = fields?.[key];
+    const after = walkValue(before, v, state);
+    if (!state.ok) return fields;
+    if (after === before || after === undefined) continue;
+    fields ??= {};
+    fields[key] = after;
+  }
+  return fields;
+}
+
+/** A key not yet in `fields`: already column-safe, and no other spelling of it is there. */
+function newKeyOk(fields: Record<string, FieldType> | undefined, key: string): boolean {
+  return SAFE.test(key) && (fields === undefined || findName(fields, key) === undefined);
+}
+
+function fail(state: WalkState, fields: Record<string, FieldType> | undefined): Record<string, FieldType> | undefined {
+  state.ok = false;
+  return fields;
+}
+
+/**
+ * `widen` (src/storage/infer.ts) for a value that must need no conversion: clears `state.ok` on a
+ * kind conflict, a typeless container or a key that is not column-safe.
+ */
+function walkValue(type: FieldType | undefined, value: unknown, state: WalkState): FieldType | undefined {
+  switch (typeof value) {
+    case 'string':
+      if (type === undefined || type === STRING) return STRING;
+      return type.kind === 'scalar' && type.type === 'string' ? type : conflict(state, type);
+    case 'boolean':
+      if (type === undefined || type === BOOL) return BOOL;
+      return type.kind === 'scalar' && type.type === 'bool' ? type : conflict(state, type);
+    case 'number': {
+      const own = Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? INT : FLOAT;
+      if (type === undefined) return own;
+      if (type.kind !== 'scalar') return conflict(state, type);
+      if (type.type === 'float') return type;
+      if (type.type === 'int') return own;
+      return conflict(state, type);
+    }
+    case 'object':
+      break;
+    default:
+      return conflict(state, type);
+  }
+  if (value === null) return type;
+  if (Array.isArray(value)) {
+    if (type !== undefined && type.kind !== 'list') return conflict(state, type);
+    let element = type?.element;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === null) continue;
+      element = walkValue(element, item, state);
+      if (!state.ok) return type;
+    }
+    if (element === undefined) return conflict(state, type);
+    return type !== undefined && element === type.element ? type : { kind: 'list', element };
+  }
+  if (type !== undefined && type.kind !== 'record') return conflict(state, type);
+  const object = value as { [key: string]: JsonValue };
+  const known = type?.fields;
+  let fields: Record<string, FieldType> | undefined;
+  let typed = false;
+  for (const key in object) {
+    const v = object[key];
+    if (v === null || v === undefined) continue;
+    const current = fields ?? known;
+    if (current === undefined || !Object.hasOwn(current, key)) {
+      if (!newKeyOk(current, key)) return conflict(state, type);
+    }
+    const before = current?.[key];
+    const after = walkValue(before, v, state);
+    if (!state.ok) return type;
+    if (after === undefined) continue;
+    typed = true;
+    if (after === before) continue;
+    fields ??= { ...known };
+    fields[key] = after;
+  }
+  if (!typed) return conflict(state, type);
+  if (fields === undefined) return type;
+  return { kind: 'record', fields };
+}
+
+function conflict(state: WalkState, type: FieldType | undefined): FieldType | undefined {
+  state.ok = false;
+  return type;
+}
