@@ -1,14 +1,15 @@
 /**
- * Ingest throughput of the pipeline (no HTTP): Supabase-shaped edge events, durable commits.
- *   node --import tsx test/ingest/throughput.bench.ts [events=200000] [perRequest=500] [concurrency=8]
+ * Ingest throughput of the pipeline alone (no HTTP): the demo generator's edge events, durable
+ * commits. `npm run bench` measures the whole service; this isolates the ingest pipeline.
+ *   node --import tsx bench/ingest-pipeline.ts [events=200000] [perRequest=500] [concurrency=8]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
-import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
-import { IngestService } from '../../src/ingest/pipeline.ts';
-import { edgeEvent } from './fixtures.ts';
+import { generateEvents } from '../src/demo/generator.ts';
+import { openDuckDb } from '../src/engines/duckdb/database.ts';
+import { openDuckDbSourceStorage } from '../src/engines/duckdb/storage-open.ts';
+import { IngestService } from '../src/ingest/pipeline.ts';
 
 const total = Number(process.argv[2] ?? 200_000);
 const perRequest = Number(process.argv[3] ?? 500);
@@ -18,11 +19,9 @@ const db = await openDuckDb({ path: join(dir, 'q.duckdb') });
 const stack = await openDuckDbSourceStorage(db);
 const ingest = new IngestService({ sources: stack.sources, storage: stack.storage });
 const source = { id: '00000000-0000-4000-8000-000000000001', name: 'cloudflare.logs.prod' };
-const requests: Record<string, unknown>[][] = [];
-for (let i = 0; i < total; i += perRequest) {
-  requests.push(Array.from({ length: Math.min(perRequest, total - i) }, (_, j) => edgeEvent(i + j)));
-}
-const bodies = requests.map((r) => JSON.stringify(r));
+const events = [...generateEvents({ count: total, seed: 1, sources: ['cloudflare.logs.prod'] })].map((g) => g.event);
+const bodies: string[] = [];
+for (let i = 0; i < total; i += perRequest) bodies.push(JSON.stringify(events.slice(i, i + perRequest)));
 const started = performance.now();
 let next = 0;
 await Promise.all(
