@@ -7,6 +7,7 @@
  * Events come out in time order, as a log shipper sends them: spread over the last `days` with a
  * dense burst in the last hour (`burstFraction` of all events).
  */
+import { type SupabaseSourceName, supabaseSources } from '../metadata/sources.ts';
 import type { DemoEvent, EventBuilder, EventContext } from './shapes/context.ts';
 import { edgeEvent } from './shapes/edge.ts';
 import { pgbouncerEvent, postgresEvent, postgrestEvent } from './shapes/database.ts';
@@ -17,19 +18,10 @@ import { Rng, Weighted } from './random.ts';
 
 export type { DemoEvent, Json } from './shapes/context.ts';
 
-export const SOURCE_NAMES = [
-  'cloudflare.logs.prod',
-  'postgres.logs',
-  'deno-relay-logs',
-  'deno-subhosting-events',
-  'gotrue.logs.prod',
-  'realtime.logs.prod',
-  'storage.logs.prod.2',
-  'postgREST.logs.prod',
-  'pgbouncer.logs.prod',
-] as const;
+/** The nine Supabase sources, in the order Logflare creates them. */
+export const SOURCE_NAMES: readonly SupabaseSourceName[] = supabaseSources.map((s) => s.name);
 
-export type SourceName = (typeof SOURCE_NAMES)[number];
+export type SourceName = SupabaseSourceName;
 
 /** Share of events per source: edge logs are the majority, as on a real project. */
 export const SOURCE_MIX: Readonly<Record<SourceName, number>> = {

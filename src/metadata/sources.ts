@@ -33,7 +33,7 @@ export interface SourceRepository {
 }
 
 /** The nine sources a self-hosted Supabase stack ships to, with the logs.all CTE that reads each. */
-export const supabaseSources: readonly { name: string; cte: string }[] = [
+export const supabaseSources = [
   { name: 'cloudflare.logs.prod', cte: 'edge_logs' },
   { name: 'postgres.logs', cte: 'postgres_logs' },
   { name: 'deno-relay-logs', cte: 'function_edge_logs' },
@@ -43,7 +43,9 @@ export const supabaseSources: readonly { name: string; cte: string }[] = [
   { name: 'storage.logs.prod.2', cte: 'storage_logs' },
   { name: 'postgREST.logs.prod', cte: 'postgrest_logs' },
   { name: 'pgbouncer.logs.prod', cte: 'pgbouncer_logs' },
-];
+] as const;
+
+export type SupabaseSourceName = (typeof supabaseSources)[number]['name'];
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
