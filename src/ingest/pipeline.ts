@@ -43,6 +43,9 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** Groups in flight at once: one inserting while the previous one commits. */
+const PIPELINE_DEPTH = 2;
+
 const NO_FIELDS: JsonObject = Object.freeze({}) as JsonObject;
 
 export class IngestService {
@@ -57,6 +60,8 @@ export class IngestService {
   private writing: Promise<void> | undefined;
   private closed = false;
   private groups = 0;
+  /** Settles when the last group handed to `store` is queued in storage. */
+  private storing: Promise<unknown> = Promise.resolve();
 
   constructor(options: IngestOptions) {
     this.sources = options.sources;
@@ -129,10 +134,26 @@ export class IngestService {
     });
   }
 
+  /**
+   * Up to `PIPELINE_DEPTH` groups in flight: the next group is taken and handed to storage while
+   * the previous one commits (storage overlaps its INSERTs with that COMMIT). Each request still
+   * settles only after the transaction holding its events committed.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    const inflight = new Set<Promise<void>>();
+    for (;;) {
+      if (inflight.size >= PIPELINE_DEPTH || (this.queue.length === 0 && inflight.size > 0)) {
+        await Promise.race(inflight);
+        continue;
+      }
+      if (this.queue.length === 0) return;
       const group = this.takeGroup();
-      await this.writeGroup(group);
+      const stored = this.store(group);
+      // Wait until this group's append is queued in storage, so the next group's schema changes
+      // come after it.
+      await stored.queued.catch(() => undefined);
+      const done: Promise<void> = this.writeGroup(group, stored.committed).finally(() => inflight.delete(done));
+      inflight.add(done);
     }
   }
 
@@ -146,9 +167,9 @@ export class IngestService {
     return this.queue.splice(0, take);
   }
 
-  private async writeGroup(group: Pending[]): Promise<void> {
+  private async writeGroup(group: Pending[], committed: Promise<void>): Promise<void> {
     try {
-      await this.commit(group);
+      await committed;
       for (const p of group) this.settle(p);
       return;
     } catch (e) {
@@ -180,7 +201,32 @@ export class IngestService {
     else p.reject(error);
   }
 
+  /** Commits `group` on its own (after the group it was part of failed). */
   private async commit(group: Pending[]): Promise<void> {
+    await this.store(group).committed;
+  }
+
+  /**
+   * Grows the schemas for `group` and hands its batches to storage, one group at a time: `queued`
+   * settles once the append is queued in storage (or failed before that), `committed` once the
+   * transaction committed. Storage queues an append when it is called, so a later group's schema
+   * changes run after this group's append.
+   */
+  private store(group: Pending[]): { queued: Promise<void>; committed: Promise<void> } {
+    const prepared = this.storing.then(() => this.batchesFor(group));
+    const committed = prepared
+      .then((batches) => this.storage.append(batches))
+      .then(() => {
+        this.groups++;
+      });
+    // Handled by the caller later; marked handled now so a quick failure is not reported unhandled.
+    committed.catch(() => undefined);
+    const queued = prepared.then(() => undefined);
+    this.storing = queued.catch(() => undefined);
+    return { queued, committed };
+  }
+
+  private async batchesFor(group: Pending[]): Promise<TableBatch[]> {
     const bySource = new Map<string, { source: SourceRef; requests: Pending[]; observed: Record<string, FieldType> }>();
     for (const p of group) {
       let entry = bySource.get(p.source.id);
@@ -208,8 +254,7 @@ export class IngestService {
       for (const p of requests) appendStored(events, p, columns);
       batches.push({ table: entry.table, schema: entry.schema, events });
     }
-    await this.storage.append(batches);
-    this.groups++;
+    return batches;
   }
 }
 

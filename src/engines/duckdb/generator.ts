@@ -15,6 +15,7 @@ import { QuarryError } from '../../errors.ts';
 import type { Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from '../../sql/ast.ts';
 import { isAggregate } from '../../sql/functions.ts';
 import { fromFieldType, scalar, unknownType, type VType } from '../../sql/types.ts';
+import { walkExpr } from '../../sql/walk.ts';
 import type { Catalog } from '../../storage/schema.ts';
 import { duckPart, functionTransforms, intervalOf, stringToTimestamp } from './generator-functions.ts';
 import { type Column, type CteEnv, type Relation, type ResolveContext, resolveColumn, Scope, type Typed, quoteIdent, walkFields } from './generator-scope.ts';
@@ -43,6 +44,56 @@ export function generateDuckDb(query: Query, options: GenerateOptions): Generate
   const capped = options.maxRows === undefined ? query : capRows(query, options.maxRows);
   const out = gen.query(optimiseForDuckDb(capped), new Map(), undefined);
   return { sql: out.sql, params: [...gen.params], columns: out.columns, warnings: [...gen.warnings] };
+}
+
+/** The pieces of a generated SELECT that the late-materialisation rewrite reassembles. */
+interface SelectParts {
+  items: string;
+  where: string;
+  /** Set when FROM is exactly one stored table. */
+  table?: { from: string; q: string; columns: string[] };
+  /** No DISTINCT, grouping, aggregates, windows, subqueries or volatile functions. */
+  plain: boolean;
+}
+
+/** Largest constant LIMIT the late-materialisation rewrite applies to. */
+const lateMaterialiseMaxRows = 10_000;
+
+/**
+ * `SELECT <wide columns> FROM table WHERE ... ORDER BY ... LIMIT n` → the top n found on the
+ * ordering columns alone (by rowid), then only those rows read in full:
+ * `SELECT ... FROM table WHERE rowid IN (SELECT rowid ... ORDER BY ... LIMIT n) ORDER BY ... LIMIT n`.
+ * DuckDB does this itself (late materialisation) only up to 50 rows. The same rows come back in
+ * the same order: the inner query picks them exactly as the plain top-n would.
+ */
+function lateMaterialised(q: Query, body: { parts?: SelectParts }, order: string): string | undefined {
+  const parts = body.parts;
+  const limit = q.limit;
+  if (!parts?.plain || !parts.table || q.body.kind !== 'select') return undefined;
+  if (limit?.kind !== 'literal' || limit.type !== 'number' || !/^\d+$/.test(limit.value) || Number(limit.value) > lateMaterialiseMaxRows) return undefined;
+  // A positional ORDER BY names a select-list column, which the inner query does not have.
+  if (/^\d/.test(order) || /,\s*\d/.test(order)) return undefined;
+  const { from, q: alias, columns } = parts.table;
+  // A stored column called rowid would shadow DuckDB's.
+  if (columns.some((c) => c.toLowerCase() === 'rowid')) return undefined;
+  const n = String(Number(limit.value));
+  const rowid = `${alias}."rowid"`;
+  const inner = `SELECT ${rowid} FROM ${from}${parts.where ? ` WHERE ${parts.where}` : ''} ORDER BY ${order} LIMIT ${n}`;
+  return `SELECT ${parts.items} FROM ${from} WHERE ${rowid} IN (${inner}) ORDER BY ${order} LIMIT ${n}`;
+}
+
+const volatileFunctions = /^(rand|random|generate_uuid|uuid|gen_random_uuid|session_user|current_user)$/i;
+
+/** An expression computed from its own row alone, the same each time. */
+function rowLocal(e: Expr): boolean {
+  let ok = true;
+  walkExpr(e, {
+    expr(x) {
+      if (x.kind === 'subquery' || x.kind === 'exists' || x.kind === 'inQuery') ok = false;
+      if (x.kind === 'func' && (x.over || isAggregate(x.name) || volatileFunctions.test(x.name))) ok = false;
+    },
+  });
+  return ok;
 }
 
 function capRows(query: Query, maxRows: number): Query {
@@ -90,10 +141,14 @@ class Generator {
     }
     const body = this.setExpr(q.body, localEnv, outer);
     let sql = ctes.length > 0 ? `WITH ${ctes.join(', ')} ${body.sql}` : body.sql;
+    let order: string | undefined;
     if (q.orderBy.length > 0) {
       const scope = body.scope ?? outputScope(body.columns, outer, localEnv);
-      sql += ` ORDER BY ${q.orderBy.map((o) => this.orderItem(o, scope, true)).join(', ')}`;
+      order = q.orderBy.map((o) => this.orderItem(o, scope, true)).join(', ');
+      sql += ` ORDER BY ${order}`;
     }
+    const late = ctes.length === 0 && order !== undefined && !q.offset && outer === undefined ? lateMaterialised(q, body, order) : undefined;
+    if (late !== undefined) return { sql: late, columns: body.columns };
     if (q.limit) sql += ` LIMIT ${this.constant(q.limit, 'LIMIT')}`;
     if (q.offset) sql += ` OFFSET ${this.constant(q.offset, 'OFFSET')}`;
     return { sql, columns: body.columns };
@@ -107,7 +162,7 @@ class Generator {
     return t.sql;
   }
 
-  private setExpr(body: SetExpr, env: CteEnv, outer: Scope | undefined): QueryOut & { scope?: Scope } {
+  private setExpr(body: SetExpr, env: CteEnv, outer: Scope | undefined): QueryOut & { scope?: Scope; parts?: SelectParts } {
     switch (body.kind) {
       case 'select':
         return this.select(body, env, outer);
@@ -128,7 +183,7 @@ class Generator {
     }
   }
 
-  private select(s: Select, env: CteEnv, outer: Scope | undefined): QueryOut & { scope: Scope } {
+  private select(s: Select, env: CteEnv, outer: Scope | undefined): QueryOut & { scope: Scope; parts: SelectParts } {
     const scope = new Scope(outer, env);
     const fromSql = s.from ? this.from(s.from, env, scope) : { sql: '', filters: [] as string[] };
     const items: string[] = [];
@@ -159,7 +214,16 @@ class Generator {
     }
     if (s.having) sql += ` HAVING ${this.expr(s.having, scope, false).sql}`;
     if (s.qualify) sql += ` QUALIFY ${this.expr(s.qualify, scope, false).sql}`;
-    return { sql, columns, scope };
+    const rel = scope.relations.length === 1 ? scope.relations[0] : undefined;
+    const single = rel?.physical === true && s.from !== undefined && s.from.first.kind === 'table' ? rel : undefined;
+    const parts: SelectParts = {
+      items: items.join(', '),
+      where: where.map((w) => (where.length > 1 ? `(${w})` : w)).join(' AND '),
+      // One stored table and nothing else (record UNNESTs are plain field access).
+      table: single && fromSql.sql.endsWith(` AS ${single.q}`) && !/\bJOIN\b|\(/.test(fromSql.sql) ? { from: fromSql.sql, q: single.q, columns: single.columns.map((c) => c.name) } : undefined,
+      plain: !s.distinct && s.groupBy.length === 0 && !s.having && !s.qualify && s.columns.every((c) => rowLocal(c.expr)),
+    };
+    return { sql, columns, scope, parts };
   }
 
   private groupItem(g: Expr, scope: Scope): string {

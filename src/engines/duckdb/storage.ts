@@ -16,7 +16,7 @@
  * Durability: DuckDB writes and fsyncs its WAL when a transaction commits, so `append` resolves only
  * once the events would survive a crash. All operations run one at a time on one connection.
  */
-import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from '@duckdb/node-api';
 import type { StorageEngine, TableBatch } from '../storage-engine.ts';
 import { conformObject } from '../../storage/conform.ts';
@@ -36,20 +36,38 @@ interface Plan {
   fields: Record<string, FieldType>;
   insertSql: string;
   insertArraysSql: string;
+  /** Prepared on first use (parsing and binding these INSERTs costs about a millisecond each). */
+  insert?: DuckDBPreparedStatement;
+  insertArrays?: DuckDBPreparedStatement;
+}
+
+/** One writer connection with its own staging tables and prepared INSERTs. */
+interface Writer {
+  conn: DuckDBConnection;
+  plans: Map<string, Plan>;
+  staged: boolean;
+  /** Settles when this writer's last COMMIT has finished. */
+  committing: Promise<unknown>;
 }
 
 export class DuckDbStorage implements StorageEngine {
+  /** Schema changes and reads run on the first writer's connection. */
   private readonly conn: DuckDBConnection;
-  private readonly plans = new Map<string, Plan>();
-  private staged = false;
+  private readonly writers: Writer[];
+  private nextWriter = 0;
   private tail: Promise<unknown> = Promise.resolve();
 
-  private constructor(conn: DuckDBConnection) {
-    this.conn = conn;
+  private constructor(conns: DuckDBConnection[]) {
+    this.conn = conns[0] as DuckDBConnection;
+    this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), staged: false, committing: Promise.resolve() }));
   }
 
+  /**
+   * Two writer connections: one group's staging and INSERTs run while the previous group's COMMIT
+   * (the WAL fsync) runs on the other connection. Everything else waits for both commits.
+   */
   static async open(db: DuckDb): Promise<DuckDbStorage> {
-    return new DuckDbStorage(await db.connect());
+    return new DuckDbStorage([await db.connect(), await db.connect()]);
   }
 
   createSourceTable(table: string): Promise<void> {
@@ -63,7 +81,7 @@ export class DuckDbStorage implements StorageEngine {
   dropSourceTable(table: string): Promise<void> {
     return this.exclusive(async () => {
       await this.conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
-      this.plans.delete(table);
+      for (const w of this.writers) dropPlan(w, table);
     });
   }
 
@@ -119,75 +137,66 @@ export class DuckDbStorage implements StorageEngine {
     });
   }
 
-  append(batches: readonly TableBatch[]): Promise<void> {
-    return this.exclusive(async () => {
-      const work = batches.filter((b) => b.events.length > 0);
-      if (work.length === 0) return;
-      if (!this.staged) {
-        // TEMP: lives in memory, per connection, never in the WAL.
-        await this.conn.run(
-          `CREATE OR REPLACE TEMP TABLE ${STAGE} (id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`,
-        );
-        await this.conn.run(
-          `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
-        );
-        this.staged = true;
-      }
-      await this.conn.run('BEGIN TRANSACTION');
-      try {
-        for (const batch of work) {
-          const plan = this.planFor(batch.table, batch.schema);
-          const { rows, arrays } = await this.stage(batch.events, plan);
-          if (rows > 0) {
-            await this.conn.run(plan.insertSql);
-            await this.conn.run(`DELETE FROM temp.main.${STAGE}`);
-          }
-          if (arrays > 0) {
-            await this.conn.run(plan.insertArraysSql);
-            await this.conn.run(`DELETE FROM temp.main.${STAGE_ARRAYS}`);
-          }
-        }
-        await this.conn.run('COMMIT');
-      } catch (e) {
-        await this.conn.run('ROLLBACK').catch(() => undefined);
-        throw e;
-      }
+  /**
+   * Stages and inserts under the lock, then commits outside it on this writer's connection, so the
+   * next append (on the other writer) can stage while this COMMIT fsyncs. Resolves after COMMIT.
+   */
+  async append(batches: readonly TableBatch[]): Promise<void> {
+    const work = batches.filter((b) => b.events.length > 0);
+    if (work.length === 0) return;
+    const writer = await this.locked(async () => {
+      const w = this.writers[this.nextWriter] as Writer;
+      this.nextWriter = (this.nextWriter + 1) % this.writers.length;
+      // This connection's previous transaction must have finished before it begins another.
+      await w.committing.catch(() => undefined);
+      await this.insert(w, work);
+      w.committing = w.conn.run('COMMIT').then(
+        () => undefined,
+        async (e: unknown) => {
+          await w.conn.run('ROLLBACK').catch(() => undefined);
+          throw e;
+        },
+      );
+      return w;
     });
+    await writer.committing;
   }
 
-  /** Fills the staging tables with one batch; returns how many rows each received. */
-  private async stage(events: readonly StoredEvent[], plan: Plan): Promise<{ rows: number; arrays: number }> {
-    let rows = 0;
-    let arrays = 0;
-    let rowAppender: DuckDBAppender | undefined;
-    let arrayAppender: DuckDBAppender | undefined;
-    try {
-      for (let i = 0; i < events.length; ) {
-        const event = events[i] as StoredEvent;
-        const raw = event.raw;
-        if (raw === undefined) {
-          rowAppender ??= await this.conn.createAppender(STAGE, 'main', 'temp');
-          appendEvent(rowAppender, plan, event);
-          rows++;
-          i++;
-          continue;
-        }
-        const end = i + raw.count;
-        for (let j = i; j < end; j++) {
-          if (events[j]?.raw !== raw) throw new Error('storage: the events of a raw array must be consecutive');
-        }
-        arrayAppender ??= await this.conn.createAppender(STAGE_ARRAYS, 'main', 'temp');
-        appendArray(arrayAppender, events, i, end, raw.text);
-        arrays++;
-        i = end;
-      }
-      rowAppender?.flushSync();
-      arrayAppender?.flushSync();
-    } finally {
-      rowAppender?.closeSync();
-      arrayAppender?.closeSync();
+  /** BEGIN, staging and the INSERTs of one group on `w` (rolled back if any of it fails). */
+  private async insert(w: Writer, work: readonly TableBatch[]): Promise<void> {
+    const conn = w.conn;
+    if (!w.staged) {
+      // TEMP: lives in memory, per connection, never in the WAL. `tbl` says which batch of the
+      // group a row belongs to, so the whole group is staged with one appender per staging table.
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`);
+      await conn.run(
+        `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
+      );
+      w.staged = true;
     }
-    return { rows, arrays };
+    const plans = work.map((b) => planFor(w, b.table, b.schema));
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      const staged = await stage(conn, work, plans);
+      for (let k = 0; k < work.length; k++) {
+        const plan = plans[k] as Plan;
+        if ((staged.rows[k] as number) > 0) {
+          plan.insert ??= await conn.prepare(plan.insertSql);
+          plan.insert.bindInteger(1, k);
+          await plan.insert.run();
+        }
+        if ((staged.arrays[k] as number) > 0) {
+          plan.insertArrays ??= await conn.prepare(plan.insertArraysSql);
+          plan.insertArrays.bindInteger(1, k);
+          await plan.insertArrays.run();
+        }
+      }
+      if (staged.anyRows) await conn.run(`DELETE FROM temp.main.${STAGE}`);
+      if (staged.anyArrays) await conn.run(`DELETE FROM temp.main.${STAGE_ARRAYS}`);
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
   }
 
   deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
@@ -202,47 +211,112 @@ export class DuckDbStorage implements StorageEngine {
 
   close(): Promise<void> {
     return this.exclusive(async () => {
-      this.conn.closeSync();
+      for (const w of this.writers) {
+        for (const table of [...w.plans.keys()]) dropPlan(w, table);
+        w.conn.closeSync();
+      }
     });
   }
 
+  /** Runs alone: after every earlier operation, including the COMMITs of earlier appends. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.locked(async () => {
+      for (const w of this.writers) await w.committing.catch(() => undefined);
+      return fn();
+    });
+  }
+
+  /** Runs after every earlier operation (an append's COMMIT may still be running). */
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(fn, fn);
     this.tail = run.catch(() => undefined);
     return run;
   }
-
-  /**
-   * The INSERT for a table's current schema. Every field of an event travels as one JSON text and
-   * is cast to a STRUCT of the schema's columns, then spread into them: one string per event crosses
-   * from JavaScript, and the parsing runs on DuckDB's threads.
-   */
-  private planFor(table: string, schema: TableSchema): Plan {
-    const fields: Record<string, FieldType> = {};
-    for (const [name, type] of Object.entries(schema.columns)) if (!Object.hasOwn(baseColumns, name)) fields[name] = type;
-    const names = Object.keys(fields);
-    const signature = names.length === 0 ? '' : duckDbType({ kind: 'record', fields });
-    const existing = this.plans.get(table);
-    if (existing !== undefined && existing.signature === signature) return existing;
-    const targets = ['id', 'timestamp', 'event_message', ...names.map(quoteIdent)].join(', ');
-    const spread = names.map((n) => `, struct_extract(f, ${quoteString(n)})`).join('');
-    const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure({ kind: 'record', fields })));
-    const insertSql =
-      names.length === 0
-        ? `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message FROM temp.main.${STAGE}`
-        : `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT id, ts, event_message, json_transform(fields, ${structure}) AS f FROM temp.main.${STAGE})`;
-    // Several unnest() in one select list run side by side, element i of each on row i.
-    const arrayStructure = names.length === 0 ? '' : quoteString(JSON.stringify([jsonStructure({ kind: 'record', fields })]));
-    const insertArraysSql = `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT unnest(json_transform(ids, '["VARCHAR"]')) AS id, unnest(json_transform(ts, '["BIGINT"]')) AS ts, unnest(json_transform(event_messages, '["VARCHAR"]')) AS event_message${
-      names.length === 0 ? '' : `, unnest(json_transform(events, ${arrayStructure})) AS f`
-    } FROM temp.main.${STAGE_ARRAYS})`;
-    const plan: Plan = { signature, fields, insertSql, insertArraysSql };
-    this.plans.set(table, plan);
-    return plan;
-  }
 }
 
-function appendEvent(appender: DuckDBAppender, plan: Plan, event: StoredEvent): void {
+/**
+ * The INSERT for a table's current schema. Every field of an event travels as one JSON text and
+ * is cast to a STRUCT of the schema's columns, then spread into them: one string per event crosses
+ * from JavaScript, and the parsing runs on DuckDB's threads.
+ */
+function planFor(w: Writer, table: string, schema: TableSchema): Plan {
+  const fields: Record<string, FieldType> = {};
+  for (const [name, type] of Object.entries(schema.columns)) if (!Object.hasOwn(baseColumns, name)) fields[name] = type;
+  const names = Object.keys(fields);
+  const signature = names.length === 0 ? '' : duckDbType({ kind: 'record', fields });
+  const existing = w.plans.get(table);
+  if (existing !== undefined && existing.signature === signature) return existing;
+  dropPlan(w, table);
+  const targets = ['id', 'timestamp', 'event_message', ...names.map(quoteIdent)].join(', ');
+  const spread = names.map((n) => `, struct_extract(f, ${quoteString(n)})`).join('');
+  const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure({ kind: 'record', fields })));
+  const insertSql =
+    names.length === 0
+      ? `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message FROM temp.main.${STAGE} WHERE tbl = $1`
+      : `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT id, ts, event_message, json_transform(fields, ${structure}) AS f FROM temp.main.${STAGE} WHERE tbl = $1)`;
+  // Several unnest() in one select list run side by side, element i of each on row i.
+  const arrayStructure = names.length === 0 ? '' : quoteString(JSON.stringify([jsonStructure({ kind: 'record', fields })]));
+  const insertArraysSql = `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT unnest(json_transform(ids, '["VARCHAR"]')) AS id, unnest(json_transform(ts, '["BIGINT"]')) AS ts, unnest(json_transform(event_messages, '["VARCHAR"]')) AS event_message${
+    names.length === 0 ? '' : `, unnest(json_transform(events, ${arrayStructure})) AS f`
+  } FROM temp.main.${STAGE_ARRAYS} WHERE tbl = $1)`;
+  const plan: Plan = { signature, fields, insertSql, insertArraysSql };
+  w.plans.set(table, plan);
+  return plan;
+}
+
+/** Fills the staging tables with a group's batches; returns how many rows each batch put in each. */
+async function stage(
+  conn: DuckDBConnection,
+  batches: readonly TableBatch[],
+  plans: readonly Plan[],
+): Promise<{ rows: number[]; arrays: number[]; anyRows: boolean; anyArrays: boolean }> {
+  const rows = batches.map(() => 0);
+  const arrays = batches.map(() => 0);
+  let rowAppender: DuckDBAppender | undefined;
+  let arrayAppender: DuckDBAppender | undefined;
+  try {
+    for (let k = 0; k < batches.length; k++) {
+      const events = (batches[k] as TableBatch).events;
+      const plan = plans[k] as Plan;
+      for (let i = 0; i < events.length; ) {
+        const event = events[i] as StoredEvent;
+        const raw = event.raw;
+        if (raw === undefined) {
+          rowAppender ??= await conn.createAppender(STAGE, 'main', 'temp');
+          appendEvent(rowAppender, k, plan, event);
+          rows[k] = (rows[k] as number) + 1;
+          i++;
+          continue;
+        }
+        const end = i + raw.count;
+        for (let j = i; j < end; j++) {
+          if (events[j]?.raw !== raw) throw new Error('storage: the events of a raw array must be consecutive');
+        }
+        arrayAppender ??= await conn.createAppender(STAGE_ARRAYS, 'main', 'temp');
+        appendArray(arrayAppender, k, events, i, end, raw.text);
+        arrays[k] = (arrays[k] as number) + 1;
+        i = end;
+      }
+    }
+    rowAppender?.flushSync();
+    arrayAppender?.flushSync();
+  } finally {
+    rowAppender?.closeSync();
+    arrayAppender?.closeSync();
+  }
+  return { rows, arrays, anyRows: rowAppender !== undefined, anyArrays: arrayAppender !== undefined };
+}
+
+function dropPlan(w: Writer, table: string): void {
+  const plan = w.plans.get(table);
+  if (plan === undefined) return;
+  plan.insert?.destroySync();
+  plan.insertArrays?.destroySync();
+  w.plans.delete(table);
+}
+
+function appendEvent(appender: DuckDBAppender, tbl: number, plan: Plan, event: StoredEvent): void {
+  appender.appendInteger(tbl);
   appender.appendVarchar(event.id);
   appender.appendBigInt(event.timestamp);
   if (event.event_message === null) appender.appendNull();
@@ -252,7 +326,7 @@ function appendEvent(appender: DuckDBAppender, plan: Plan, event: StoredEvent): 
 }
 
 /** One staging row for events[start, end), which share one received array text. */
-function appendArray(appender: DuckDBAppender, events: readonly StoredEvent[], start: number, end: number, text: string): void {
+function appendArray(appender: DuckDBAppender, tbl: number, events: readonly StoredEvent[], start: number, end: number, text: string): void {
   const ids: string[] = [];
   const messages: (string | null)[] = [];
   let ts = '[';
@@ -262,6 +336,7 @@ function appendArray(appender: DuckDBAppender, events: readonly StoredEvent[], s
     messages.push(e.event_message);
     ts += i === start ? String(e.timestamp) : `,${e.timestamp}`;
   }
+  appender.appendInteger(tbl);
   appender.appendVarchar(jsonStrings(ids));
   appender.appendVarchar(`${ts}]`);
   appender.appendVarchar(jsonStrings(messages));

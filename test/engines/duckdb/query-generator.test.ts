@@ -58,6 +58,14 @@ describe('generated SQL', () => {
     assert.match(edge, /ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/);
   });
 
+  test('the newest-first top-n is found on the narrow columns first, then read by rowid', () => {
+    const edge = cteSql(gen().sql, 'edge_logs');
+    assert.match(edge, /WHERE "t"\."rowid" IN \(SELECT "t"\."rowid" FROM "src_edge" AS "t" WHERE .*"t"\."project" = \$project.* ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\) ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/);
+    // Not for aggregates or filtered callers.
+    assert.doesNotMatch(gen('select count(*) as n from edge_logs').sql, /rowid/);
+    assert.doesNotMatch(gen("select id from edge_logs where id = 'x' limit 1").sql, /rowid/);
+  });
+
   test('max rows caps the pushed limit too', () => {
     const edge = cteSql(gen('select id from edge_logs', 25).sql, 'edge_logs');
     assert.match(edge, /LIMIT 25\)$/);
