@@ -1,5 +1,5 @@
 /**
- * Start-up and shutdown: config → storage → engine → services → HTTP. `main.ts` calls this with
+ * Start-up and shutdown: config → engine (storage + query) → metadata → services → HTTP. `main.ts` calls this with
  * the environment's config; tests and the benchmark call it with their own.
  */
 import { mkdir } from 'node:fs/promises';
@@ -7,10 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath } from './config.ts';
-import { openDuckDb } from './engines/duckdb/database.ts';
-import { lockDownDuckDb } from './engines/duckdb/lockdown.ts';
-import { DuckDbQueryRunner } from './engines/duckdb/runner.ts';
-import { openDuckDbSourceStorage } from './engines/duckdb/storage-open.ts';
+import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
@@ -46,14 +43,16 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
-  const db = await openDuckDb({ path: databasePath(config) });
-  const meta = serial(await db.connect());
+  const engine = await openDuckDbEngine({
+    path: databasePath(config),
+    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+  });
+  const meta = serial(await engine.metadataConnection());
   const sources = await openSourceRepository(meta);
   const tokens = await openTokenRepository(meta);
   const boot = await bootstrapTokens(config, tokens);
   const auth = createAuth(tokens);
-  const storage = await openDuckDbSourceStorage(db);
-  const tables = storage.sources;
+  const tables = engine.sources;
 
   const sourceAdmin: SourceAdmin = {
     list: () => sources.list(),
@@ -76,29 +75,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await seedSources(sources, sourceAdmin);
   for (const source of sources.list()) await tables.ensure(source);
 
-  const ingest = new IngestService({ sources: tables, storage: storage.storage });
+  const ingest = new IngestService({ sources: tables, storage: engine.storage });
   const retention = new RetentionTask({
-    storage: storage.storage,
+    storage: engine.storage,
     catalog: tables.catalog,
     policies: () => sources.list().map((s) => ({ sourceId: s.id, retentionDays: s.retention_days })),
   });
   retention.start();
 
-  const engine = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   const endpoints = await openEndpoints({
     db: meta,
-    backend: createSqlBackend({ catalog: tables.catalog, engine }),
+    backend: createSqlBackend({ catalog: tables.catalog, engine: engine.query }),
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
-  // From here on no SQL can reach files, the network, extensions or settings (defence in depth
-  // behind the validator); storage and metadata need none of these.
-  const lockConn = await db.connect();
-  await lockDownDuckDb(lockConn, config.memoryLimit ? { memoryLimit: config.memoryLimit } : {});
-  db.disconnect(lockConn);
+  // Storage and metadata need no files, network, extensions or settings from here on.
+  await engine.lockDown();
 
   let ready = false;
   const app = await buildApp({
@@ -136,11 +131,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           clearTimeout(deadline);
         }
         endpoints.close();
-        engine.close();
         await retention.stop();
         await ingest.close();
-        await storage.close();
-        db.close();
+        await engine.close();
       })();
       return closing;
     },
