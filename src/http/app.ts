@@ -6,13 +6,13 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
+import { QuarryError } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
 import { healthRoutes } from './health-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
-import { QuarryError } from '../errors.ts';
 
 /**
  * One log line per request: method, path (without the query string, which may carry a token),
@@ -43,7 +43,6 @@ export async function buildApp(deps: AppDeps) {
     logger: deps.logLevel === 'silent' ? false : { level: deps.logLevel },
     logController: new RequestLog(),
     bodyLimit: deps.bodyLimitBytes,
-    // Tokens may come as ?api_key=; never echo request details in errors or logs.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // No type coercion: `"enable_auth": null` must be refused, not read as false. All errors at
