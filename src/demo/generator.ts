@@ -125,7 +125,7 @@ export function* generateEvents(options: GenerateOptions): Generator<GeneratedEv
     ctx.project = projects.pick(rng);
     const source = sources.pick(rng);
     const event = BUILDERS[source](ctx);
-    if (options.withIds === true) event.id = idRng.uuid();
+    if (options.withIds === true) event.id = idRng.uuid7(ms);
     yield { source, event };
   }
 }

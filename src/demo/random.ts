@@ -2,6 +2,7 @@
  * A small, fast, seeded pseudo-random generator (mulberry32) and the helpers the demo shapes use.
  * Deterministic: the same seed gives the same sequence on every machine and Node version.
  */
+import { formatUuidV7 } from '../ingest/event-id.ts';
 
 const HEX_BYTE: string[] = [];
 for (let i = 0; i < 256; i++) HEX_BYTE.push(i.toString(16).padStart(2, '0'));
@@ -63,6 +64,13 @@ export class Rng {
     let s = '';
     while (s.length < n) s += hex8(this.uint32());
     return s.length === n ? s : s.slice(0, n);
+  }
+
+  /** A version-7 UUID for time `ms` (what Quarry gives an event that arrives without an id). */
+  uuid7(ms: number): string {
+    const bytes = new Uint8Array(10);
+    for (let i = 0; i < 10; i++) bytes[i] = this.uint32() & 0xff;
+    return formatUuidV7(ms, bytes);
   }
 
   /** A version-4-shaped UUID. */

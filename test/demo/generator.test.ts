@@ -35,7 +35,10 @@ describe('demo generator', () => {
     const withIds = collect(500, { withIds: true });
     for (let i = 0; i < plain.length; i++) {
       const { id, ...rest } = withIds[i]!.event;
-      assert.match(String(id), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // Version 7, carrying the event's own time, as Quarry would assign it on arrival.
+      assert.match(String(id), /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = Number.parseInt(String(id).slice(0, 8) + String(id).slice(9, 13), 16);
+      assert.equal(ms, Math.floor(Date.parse(String(rest.timestamp))));
       assert.deepEqual(rest, plain[i]!.event);
     }
     assert.equal(new Set(withIds.map((e) => e.event.id)).size, withIds.length);
