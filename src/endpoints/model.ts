@@ -119,12 +119,15 @@ export function checkEndpointFields(input: EndpointInput, partial: boolean): Rec
 
 /** Throws VALIDATION_FAILED when `fields` holds any message. */
 export function throwIfInvalid(fields: Record<string, string[]>): void {
-  if (Object.keys(fields).length > 0) {
-    const summary = Object.entries(fields)
-      .map(([f, msgs]) => `${f} ${msgs.join('; ')}`)
-      .join('. ');
-    throw new QuarryError('VALIDATION_FAILED', `The endpoint is not valid: ${summary}.`, { fields });
-  }
+  if (Object.keys(fields).length > 0) throw validationFailed(fields);
+}
+
+/** The 422 for per-field messages, with a one-line summary of them. */
+export function validationFailed(fields: Record<string, string[]>): QuarryError {
+  const summary = Object.entries(fields)
+    .map(([f, msgs]) => `${f} ${msgs.join('; ')}`)
+    .join('. ');
+  return new QuarryError('VALIDATION_FAILED', `The endpoint is not valid: ${summary}.`, { fields });
 }
 
 /** A new endpoint from a validated create input. */

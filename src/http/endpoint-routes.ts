@@ -12,10 +12,11 @@ import {
   MAX_LIMIT_CEILING,
   checkEndpointFields,
   endpointFields,
+  validationFailed,
 } from '../endpoints/model.ts';
 import type { EndpointRunner } from '../endpoints/runner.ts';
 import type { EndpointService } from '../endpoints/service.ts';
-import { QuarryError } from '../errors.ts';
+import type { QuarryError } from '../errors.ts';
 import { endpointQueryRoutes } from './endpoint-query-routes.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
@@ -58,20 +59,9 @@ const EndpointSchema = Type.Object(
   { $id: 'Endpoint' },
 );
 
+const { name, query, ...settings } = fieldDocs;
 const CreateBody = Type.Object(
-  {
-    name: fieldDocs.name,
-    query: fieldDocs.query,
-    description: Type.Optional(fieldDocs.description),
-    language: Type.Optional(fieldDocs.language),
-    sandboxable: Type.Optional(fieldDocs.sandboxable),
-    max_limit: Type.Optional(fieldDocs.max_limit),
-    cache_duration_seconds: Type.Optional(fieldDocs.cache_duration_seconds),
-    proactive_requerying_seconds: Type.Optional(fieldDocs.proactive_requerying_seconds),
-    enable_auth: Type.Optional(fieldDocs.enable_auth),
-    redact_pii: Type.Optional(fieldDocs.redact_pii),
-    labels: Type.Optional(fieldDocs.labels),
-  },
+  { name, query, ...Type.Partial(Type.Object(settings)).properties },
   { description: 'Unknown fields (id, created_at, ...) are ignored.' },
 );
 const PatchBody = Type.Partial(CreateBody);
@@ -105,10 +95,7 @@ function bodyInvalid(req: FastifyRequest, partial: boolean): QuarryError {
       for (const m of messages) if (!fields[field].includes(m)) fields[field].push(m);
     }
   }
-  const summary = Object.entries(fields)
-    .map(([f, m]) => `${f} ${m.join('; ')}`)
-    .join('. ');
-  return new QuarryError('VALIDATION_FAILED', `The endpoint is not valid: ${summary}.`, { fields });
+  return validationFailed(fields);
 }
 
 export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = async (app, { auth, service }) => {

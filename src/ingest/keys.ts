@@ -11,10 +11,11 @@
 import type { JsonObject, JsonValue } from '../storage/event.ts';
 
 const MAX_NAME = 128;
-const SAFE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A name sanitising leaves as it is. */
+export const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export function sanitiseKey(key: string): string {
-  if (SAFE.test(key)) return key;
+  if (SAFE_KEY.test(key)) return key;
   let name = key.replace(/[^A-Za-z0-9_]/g, '_');
   if (name === '' || /^[0-9]/.test(name)) name = `_${name}`;
   return name.slice(0, MAX_NAME);

@@ -1,6 +1,6 @@
 /**
  * One incoming event → a stored event (CONTRACT §3):
- * - `id`: kept when given (as text), else a new UUID;
+ * - `id`: kept when given (as text), else a new UUIDv7 (time-ordered; see event-id.ts);
  * - `timestamp`: ISO-8601 with an offset (`Z` or `±hh:mm`), or a unix number told apart by its
  *   digit count: up to 11 digits seconds, 12–14 milliseconds, 15–17 microseconds, 18 and more
  *   nanoseconds (10/13/16/19 for present-day values; a string of digits counts as a number).
@@ -9,24 +9,44 @@
  *   is, anything else as its JSON text;
  * - every other top-level key is kept at any depth, names made column-safe (src/ingest/keys.ts).
  */
-import { randomUUID } from 'node:crypto';
-import type { StoredEvent } from '../storage/event.ts';
+import type { JsonObject, StoredEvent } from '../storage/event.ts';
+import { newEventId } from './event-id.ts';
 import { sanitiseObject } from './keys.ts';
 
 const RESERVED = new Set(['id', 'timestamp', 'event_message']);
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
 export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint): StoredEvent {
-  const { id, timestamp, event_message, message, ...rest } = event;
-  let text = event_message;
-  if (text === undefined || text === null) text = message;
-  else if (message !== undefined && message !== null) rest.message = message;
   return {
-    id: id === undefined || id === null || id === '' ? randomUUID() : typeof id === 'string' ? id : JSON.stringify(id),
-    timestamp: parseTimestamp(timestamp) ?? nowMicros,
-    event_message: text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text),
-    fields: sanitiseObject(rest, RESERVED),
+    id: eventId(event.id),
+    timestamp: parseTimestamp(event.timestamp) ?? nowMicros,
+    event_message: eventMessage(event),
+    fields: eventFields(event),
   };
+}
+
+/** The stored id: the given one as text, else a new UUID. */
+export function eventId(id: unknown): string {
+  return id === undefined || id === null || id === '' ? newEventId() : typeof id === 'string' ? id : JSON.stringify(id);
+}
+
+/** `event_message`, else `message`: text as is, anything else as its JSON text. */
+export function eventMessage(event: { [key: string]: unknown }): string | null {
+  const em = event.event_message;
+  const text = em === undefined || em === null ? event.message : em;
+  return text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text);
+}
+
+/** True when the event's `message` becomes its event message (and so is not also a field). */
+export function messageMoved(event: { [key: string]: unknown }): boolean {
+  return (event.event_message === undefined || event.event_message === null) && event.message !== undefined && event.message !== null;
+}
+
+/** Every key but id, timestamp and the event message, sanitised. */
+export function eventFields(event: { [key: string]: unknown }): JsonObject {
+  const { id, timestamp, event_message, message, ...rest } = event;
+  if (event_message !== undefined && event_message !== null && message !== undefined && message !== null) rest.message = message;
+  return sanitiseObject(rest, RESERVED);
 }
 
 export function nowMicros(): bigint {

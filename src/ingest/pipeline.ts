@@ -10,14 +10,14 @@
  */
 import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
 import { QuarryError } from '../errors.ts';
-import type { JsonObject, RawEventArray, StoredEvent } from '../storage/event.ts';
-import { findName, mergeTypes } from '../storage/infer.ts';
+import type { JsonObject, StoredEvent } from '../storage/event.ts';
+import { mergeTypes } from '../storage/infer.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
 import { nowMicros } from './normalise.ts';
 import type { PreparedRequest } from './prepare.ts';
-import { fieldsOf, fitsSchema, prepareRequest, textReadable } from './prepare.ts';
+import { fieldsOf, prepareRequest, rawFor } from './prepare.ts';
 
 export interface IngestOptions {
   sources: SourceTables;
@@ -35,10 +35,7 @@ export interface IngestOptions {
 interface Pending {
   source: SourceRef;
   count: number;
-  events: readonly RawEvent[];
   prepared: PreparedRequest;
-  /** The request's events as one JSON array text, when storage may read fields from it. */
-  raw: RawEventArray | undefined;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -106,10 +103,9 @@ export class IngestService {
         ),
       );
     }
-    const prepared = prepareRequest(events, nowMicros(), rawText !== undefined && textReadable(rawText));
-    const raw = prepared.readable && rawText !== undefined ? { text: rawText, count: events.length } : undefined;
+    const prepared = prepareRequest(events, nowMicros(), rawText);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ source, count: events.length, events, prepared, raw, resolve, reject });
+      this.queue.push({ source, count: events.length, prepared, resolve, reject });
       this.queued += events.length;
       this.pump();
     });
@@ -180,7 +176,7 @@ export class IngestService {
     }
     for (const p of group) {
       try {
-        await this.commit([p]);
+        await this.store([p]).committed;
         this.settle(p);
       } catch (e) {
         this.fail(p, e);
@@ -199,11 +195,6 @@ export class IngestService {
     this.queued -= p.count;
     if (error === undefined) p.resolve();
     else p.reject(error);
-  }
-
-  /** Commits `group` on its own (after the group it was part of failed). */
-  private async commit(group: Pending[]): Promise<void> {
-    await this.store(group).committed;
   }
 
   /**
@@ -227,31 +218,27 @@ export class IngestService {
   }
 
   private async batchesFor(group: Pending[]): Promise<TableBatch[]> {
-    const bySource = new Map<string, { source: SourceRef; requests: Pending[]; observed: Record<string, FieldType> }>();
+    const bySource = new Map<string, { source: SourceRef; requests: Pending[]; observed: FieldType | undefined }>();
     for (const p of group) {
       let entry = bySource.get(p.source.id);
       if (entry === undefined) {
-        entry = { source: p.source, requests: [], observed: {} };
+        entry = { source: p.source, requests: [], observed: undefined };
         bySource.set(p.source.id, entry);
       }
       entry.requests.push(p);
       const observed = p.prepared.observed;
       if (observed !== undefined) {
-        for (const k in observed) {
-          const t = observed[k] as FieldType;
-          const name = findName(entry.observed, k) ?? k;
-          const known = entry.observed[name];
-          entry.observed[name] = known === undefined ? t : mergeTypes(known, t);
-        }
+        const t: FieldType = { kind: 'record', fields: observed };
+        entry.observed = entry.observed === undefined ? t : mergeTypes(entry.observed, t);
       }
     }
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed);
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {});
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
-      for (const p of requests) appendStored(events, p, columns);
+      for (const p of requests) appendStored(events, p.prepared, columns);
       batches.push({ table: entry.table, schema: entry.schema, events });
     }
     return batches;
@@ -259,25 +246,17 @@ export class IngestService {
 }
 
 /** The request's events as storage takes them: read from the received text when that is exact. */
-function appendStored(out: StoredEvent[], p: Pending, columns: Record<string, FieldType>): void {
-  const { ids, timestamps, messages } = p.prepared;
-  const raw =
-    p.raw !== undefined && fitsSchema(p.prepared.observed, columns) && !(p.prepared.messageMoved && hasMessageField(columns))
-      ? p.raw
-      : undefined;
-  for (let i = 0; i < p.count; i++) {
+function appendStored(out: StoredEvent[], prepared: PreparedRequest, columns: Record<string, FieldType>): void {
+  const { ids, timestamps, messages } = prepared;
+  const raw = rawFor(prepared, columns);
+  for (let i = 0; i < ids.length; i++) {
     const event: StoredEvent = {
       id: ids[i] as string,
       timestamp: timestamps[i] as bigint,
       event_message: messages[i] as string | null,
-      fields: raw === undefined ? fieldsOf(p.prepared, p.events, i) : NO_FIELDS,
+      fields: raw === undefined ? fieldsOf(prepared, i) : NO_FIELDS,
     };
     if (raw !== undefined) event.raw = raw;
     out.push(event);
   }
-}
-
-/** A stored field that a moved `message` would be read into (DuckDB's JSON reader matches names exactly). */
-function hasMessageField(columns: Record<string, FieldType>): boolean {
-  return Object.hasOwn(columns, 'message');
 }

@@ -10,7 +10,7 @@
  * - no value needs converting: within the request no field met values of two kinds (that would make
  *   it a `string` column holding JSON text), and no array or object value is typeless (`[]`, `{}`,
  *   `[null]`: DuckDB reads `[]` as a record of NULLs where conform stores NULL);
- * and, checked at commit time against the schema the group was written with (`fitsSchema`):
+ * and, checked at commit time against the schema the group was written with (`rawFor`):
  * - every field exists with this exact spelling and a type the values need no conversion for
  *   (`int` values may go to a `float` field);
  * - a `message` that became the event message (no `event_message`) is not also read as a field.
@@ -24,22 +24,17 @@
  * them), and a key repeated within one JSON object keeps its first value rather than its last
  * (RFC 8259 leaves duplicate names unspecified).
  */
-import { randomUUID } from 'node:crypto';
-import type { JsonObject, JsonValue } from '../storage/event.ts';
-import { findName, inferFields } from '../storage/infer.ts';
+import type { JsonObject, JsonValue, RawEventArray } from '../storage/event.ts';
+import { BOOL, findName, inferFields, numberType, STRING } from '../storage/infer.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { RawEvent } from './body.ts';
-import { normaliseEvent, parseTimestamp } from './normalise.ts';
+import { SAFE_KEY } from './keys.ts';
+import { eventFields, eventId, eventMessage, messageMoved, parseTimestamp } from './normalise.ts';
 
-const STRING: FieldType = { kind: 'scalar', type: 'string' };
-const INT: FieldType = { kind: 'scalar', type: 'int' };
-const FLOAT: FieldType = { kind: 'scalar', type: 'float' };
-const BOOL: FieldType = { kind: 'scalar', type: 'bool' };
-const INT64_LIMIT = 2 ** 63;
-const SAFE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 export interface PreparedRequest {
+  events: readonly RawEvent[];
   ids: string[];
   timestamps: bigint[];
   messages: (string | null)[];
@@ -47,8 +42,8 @@ export interface PreparedRequest {
   fields: (JsonObject | undefined)[];
   /** Types the request's fields bring, or undefined when none carried a type. */
   observed: Record<string, FieldType> | undefined;
-  /** True while every event may be read from the received text (subject to `fitsSchema`). */
-  readable: boolean;
+  /** The received text, while every event may be read from it (subject to `rawFor`). */
+  raw: RawEventArray | undefined;
   /** Some event's `message` became its event message (then `message` must not be a column). */
   messageMoved: boolean;
 }
@@ -57,41 +52,37 @@ interface WalkState {
   ok: boolean;
 }
 
-/** False when the text holds a surrogate escape (see the module comment); cheap when it holds no `\u`. */
-export function textReadable(text: string): boolean {
-  return !text.includes('\\u') || !SURROGATE_ESCAPE.test(text);
-}
-
-export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, tryReadable: boolean): PreparedRequest {
+/**
+ * The standard columns and field types of a request's events. `rawText`, when given, is the JSON
+ * text of an array holding exactly `events`; `raw` keeps it when storage may read fields from it.
+ */
+export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, rawText?: string): PreparedRequest {
   const n = events.length;
   const out: PreparedRequest = {
+    events,
     ids: new Array<string>(n),
     timestamps: new Array<bigint>(n),
     messages: new Array<string | null>(n),
     fields: new Array<JsonObject | undefined>(n),
     observed: undefined,
-    readable: tryReadable,
+    raw: rawText !== undefined && textReadable(rawText) ? { text: rawText, count: n } : undefined,
     messageMoved: false,
   };
   const state: WalkState = { ok: true };
   let observed: Record<string, FieldType> | undefined;
   for (let i = 0; i < n; i++) {
     const e = events[i] as RawEvent;
-    const id = e.id;
-    out.ids[i] = id === undefined || id === null || id === '' ? randomUUID() : typeof id === 'string' ? id : JSON.stringify(id);
+    out.ids[i] = eventId(e.id);
     out.timestamps[i] = parseTimestamp(e.timestamp) ?? nowMicros;
-    const em = e.event_message;
-    const moved = em === undefined || em === null;
-    const text = moved ? e.message : em;
-    out.messages[i] = text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text);
-    if (out.readable) {
-      const skipMessage = moved && e.message !== undefined && e.message !== null;
+    out.messages[i] = eventMessage(e);
+    if (out.raw !== undefined) {
+      const skipMessage = messageMoved(e);
       if (skipMessage) out.messageMoved = true;
       observed = walkTop(e, observed, skipMessage, state);
       if (state.ok) continue;
-      out.readable = false;
+      out.raw = undefined;
     }
-    const fields = normaliseEvent(e, nowMicros).fields;
+    const fields = eventFields(e);
     out.fields[i] = fields;
     observed = inferFields(fields, observed);
   }
@@ -99,14 +90,29 @@ export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, t
   return out;
 }
 
+/** False when the text holds a surrogate escape (see the module comment); cheap when it holds no `\u`. */
+function textReadable(text: string): boolean {
+  return !text.includes('\\u') || !SURROGATE_ESCAPE.test(text);
+}
+
 /** The sanitised fields of event `i` (computed now when the fast pass did not need them). */
-export function fieldsOf(prepared: PreparedRequest, events: readonly RawEvent[], i: number): JsonObject {
+export function fieldsOf(prepared: PreparedRequest, i: number): JsonObject {
   let f = prepared.fields[i];
   if (f === undefined) {
-    f = normaliseEvent(events[i] as RawEvent, 0n).fields;
+    f = eventFields(prepared.events[i] as RawEvent);
     prepared.fields[i] = f;
   }
   return f;
+}
+
+/**
+ * The received text when storage may read the request's fields from it under a table with these
+ * `columns`: they fit (`fitsSchema`), and a moved `message` would not be read into a `message`
+ * column (DuckDB's JSON reader matches names exactly).
+ */
+export function rawFor(prepared: PreparedRequest, columns: Record<string, FieldType>): RawEventArray | undefined {
+  if (prepared.raw === undefined || !fitsSchema(prepared.observed, columns)) return undefined;
+  return prepared.messageMoved && Object.hasOwn(columns, 'message') ? undefined : prepared.raw;
 }
 
 /**
@@ -163,7 +169,7 @@ function walkTop(
 
 /** A key not yet in `fields`: already column-safe, and no other spelling of it is there. */
 function newKeyOk(fields: Record<string, FieldType> | undefined, key: string): boolean {
-  return SAFE.test(key) && (fields === undefined || findName(fields, key) === undefined);
+  return SAFE_KEY.test(key) && (fields === undefined || findName(fields, key) === undefined);
 }
 
 function fail(state: WalkState, fields: Record<string, FieldType> | undefined): Record<string, FieldType> | undefined {
@@ -184,7 +190,7 @@ function walkValue(type: FieldType | undefined, value: unknown, state: WalkState
       if (type === undefined || type === BOOL) return BOOL;
       return type.kind === 'scalar' && type.type === 'bool' ? type : conflict(state, type);
     case 'number': {
-      const own = Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? INT : FLOAT;
+      const own = numberType(value);
       if (type === undefined) return own;
       if (type.kind !== 'scalar') return conflict(state, type);
       if (type.type === 'float') return type;

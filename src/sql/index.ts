@@ -6,7 +6,6 @@
  */
 import { QuarryError } from '../errors.ts';
 import type { Catalog } from '../storage/schema.ts';
-import { type Analysis, analyse } from './analyse.ts';
 import type { Query } from './ast.ts';
 import { Lru } from './lru.ts';
 import { parseSql } from './parse.ts';
@@ -36,8 +35,8 @@ export interface SavedQueryInfo {
 
 /** Validates a saved query (PARSE_ERROR / QUERY_NOT_ALLOWED / INVALID_QUERY) and describes it. */
 export function checkSavedQuery(sql: string, catalog: Catalog): SavedQueryInfo {
-  const { analysis } = savedQuery(sql, catalog);
-  return { params: analysis.params, ctes: analysis.ctes };
+  const { prepared, ctes } = savedQuery(sql, catalog);
+  return { params: prepared.params, ctes };
 }
 
 export type CallerQuery = { sql: string } | { ast: Query };
@@ -54,78 +53,81 @@ export interface PrepareInput {
 }
 
 /**
- * A prepared query as remembered: valid for as long as each source the saved query reads still
- * exists (validation consults the catalogue for nothing else; sandboxed callers may read only
- * CTEs). Engines key their own translations on the AST and check the catalogue entries again.
- */
-interface Remembered {
-  prepared: PreparedQuery;
-  sources: readonly string[];
-}
-
-/** Per catalogue: prepared queries by (saved text, sandboxable, caller SQL text). */
-const preparedByText = new WeakMap<Catalog, Lru<string, Remembered>>();
-const preparedLimit = 512;
-
-/**
  * Parses, validates and merges, or returns the result of an identical earlier call (same saved
  * text, caller SQL text and catalogue, with the same sources present). A caller given as an AST
  * (LQL, whose compilation may depend on the clock) is not remembered. Errors are never
  * remembered. The returned query is shared: treat it as read-only.
  */
 export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
-  if (input.caller && 'ast' in input.caller) return prepareUncached(input);
-  let memo = preparedByText.get(input.catalog);
-  if (!memo) {
-    memo = new Lru(preparedLimit);
-    preparedByText.set(input.catalog, memo);
-  }
-  const key = JSON.stringify([input.saved, input.sandboxable, input.caller ? input.caller.sql : null]);
-  const known = memo.get(key);
-  if (known?.sources.every((name) => input.catalog.sourceByName(name) !== undefined)) return known.prepared;
-  const prepared = prepareUncached(input);
-  memo.set(key, { prepared, sources: sourceNames(prepared.ast) });
-  return prepared;
-}
-
-/** Names read as sources (not CTEs) anywhere in the query. */
-function sourceNames(query: Query): string[] {
-  const names = new Set<string>();
-  for (const t of analyse(query).tables) if (!t.cte) names.add(t.name);
-  return [...names];
-}
-
-function prepareUncached(input: PrepareInput): PreparedQuery {
-  const { query: saved, analysis } = savedQuery(input.saved, input.catalog);
-  if (!input.caller) return { ast: saved, params: analysis.params, catalog: input.catalog };
+  const saved = savedQuery(input.saved, input.catalog);
+  if (!input.caller) return saved.prepared;
   if (!input.sandboxable) {
     throw new QuarryError('BAD_REQUEST', 'This endpoint is not sandboxable: it does not accept sql or lql parameters');
   }
-  const fromCode = 'ast' in input.caller;
-  const caller = 'ast' in input.caller ? input.caller.ast : parseSql(input.caller.sql);
-  const callerAnalysis = validateQuery(caller, { catalog: input.catalog, sandboxCtes: analysis.ctes });
-  const declared = new Set(analysis.params);
+  if ('ast' in input.caller) return mergeCaller(saved, input.caller.ast, true);
+  // A merged query stays valid exactly as long as its saved query does: the caller may read only
+  // CTEs, so its validation consults nothing in the catalogue.
+  const memo = memoFor(mergedByText, input.catalog);
+  const key = JSON.stringify([input.saved, input.caller.sql]);
+  const known = memo.get(key);
+  if (known?.saved === saved) return known.prepared;
+  const prepared = mergeCaller(saved, parseSql(input.caller.sql), false);
+  memo.set(key, { saved, prepared });
+  return prepared;
+}
+
+function mergeCaller(saved: SavedQuery, caller: Query, fromCode: boolean): PreparedQuery {
+  const { prepared } = saved;
+  const callerAnalysis = validateQuery(caller, { catalog: prepared.catalog, sandboxCtes: saved.ctes });
+  const declared = new Set(prepared.params);
   const extra = callerAnalysis.params.filter((p) => !declared.has(p));
   // A query built by code (LQL) brings its own bound parameters; a user's SQL text may only use
   // the ones the saved query declares.
   if (extra.length > 0 && !fromCode) {
-    const known = analysis.params.length > 0 ? analysis.params.map((p) => `@${p}`).join(', ') : 'none';
+    const known = prepared.params.length > 0 ? prepared.params.map((p) => `@${p}`).join(', ') : 'none';
     throw new QuarryError('INVALID_QUERY', `Unknown parameter @${extra[0]}: this endpoint declares ${known}`);
   }
-  return { ast: mergeSandboxed(saved, caller), params: [...analysis.params, ...extra], catalog: input.catalog };
+  return { ast: mergeSandboxed(prepared.ast, caller), params: [...prepared.params, ...extra], catalog: prepared.catalog };
 }
 
-// Saved queries are parsed once per text (parsing is most of the cost); validation against the
-// catalogue runs every time because sources can come and go.
-const parsedCache = new Map<string, Query>();
-const cacheLimit = 256;
+/** A validated saved query, and the sources it reads (validation consults the catalogue for nothing else). */
+interface SavedQuery {
+  prepared: PreparedQuery;
+  ctes: string[];
+  sources: readonly string[];
+}
 
-function savedQuery(sql: string, catalog: Catalog): { query: Query; analysis: Analysis } {
-  let query = parsedCache.get(sql);
+/** Per catalogue: validated saved queries by text, and merged queries by (saved text, caller SQL text). */
+const savedByText = new WeakMap<Catalog, Lru<string, SavedQuery>>();
+const mergedByText = new WeakMap<Catalog, Lru<string, { saved: SavedQuery; prepared: PreparedQuery }>>();
+const memoLimit = 512;
+
+function memoFor<V>(memos: WeakMap<Catalog, Lru<string, V>>, catalog: Catalog): Lru<string, V> {
+  let memo = memos.get(catalog);
+  if (!memo) {
+    memo = new Lru(memoLimit);
+    memos.set(catalog, memo);
+  }
+  return memo;
+}
+
+// Parsing is most of the cost, and does not depend on the catalogue: once per text, across catalogues.
+const parsedByText = new Lru<string, Query>(256);
+
+/** The saved query validated against `catalog`, reused while every source it reads still exists. */
+function savedQuery(sql: string, catalog: Catalog): SavedQuery {
+  const memo = memoFor(savedByText, catalog);
+  const known = memo.get(sql);
+  if (known?.sources.every((name) => catalog.sourceByName(name) !== undefined)) return known;
+  let query = parsedByText.get(sql);
   if (!query) {
     query = parseSql(sql);
-    if (parsedCache.size >= cacheLimit) parsedCache.delete(parsedCache.keys().next().value!);
-    parsedCache.set(sql, query);
+    parsedByText.set(sql, query);
   }
-  return { query, analysis: validateQuery(query, { catalog }) };
+  const analysis = validateQuery(query, { catalog });
+  const sources = new Set<string>();
+  for (const t of analysis.tables) if (!t.cte) sources.add(t.name);
+  const saved: SavedQuery = { prepared: { ast: query, params: analysis.params, catalog }, ctes: analysis.ctes, sources: [...sources] };
+  memo.set(sql, saved);
+  return saved;
 }

@@ -19,11 +19,16 @@ import type { FieldType, TableSchema } from './schema.ts';
 import { baseColumns } from './schema.ts';
 import type { JsonObject, JsonValue } from './event.ts';
 
-const STRING: FieldType = { kind: 'scalar', type: 'string' };
-const INT: FieldType = { kind: 'scalar', type: 'int' };
-const FLOAT: FieldType = { kind: 'scalar', type: 'float' };
-const BOOL: FieldType = { kind: 'scalar', type: 'bool' };
+export const STRING: FieldType = { kind: 'scalar', type: 'string' };
+export const INT: FieldType = { kind: 'scalar', type: 'int' };
+export const FLOAT: FieldType = { kind: 'scalar', type: 'float' };
+export const BOOL: FieldType = { kind: 'scalar', type: 'bool' };
 const INT64_LIMIT = 2 ** 63;
+
+/** `int` for an integral number that fits BIGINT, else `float`. */
+export function numberType(value: number): FieldType {
+  return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? INT : FLOAT;
+}
 
 /** One schema change, in the order it must be applied. */
 export type SchemaChange =
@@ -51,7 +56,7 @@ export function inferValue(value: JsonValue | undefined): FieldType | undefined 
     case 'boolean':
       return BOOL;
     case 'number':
-      return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? INT : FLOAT;
+      return numberType(value);
     default:
       break;
   }
@@ -109,7 +114,7 @@ export function widen(type: FieldType | undefined, value: JsonValue): FieldType 
       return type.kind === 'scalar' && type.type === 'bool' ? type : mergeTypes(type, BOOL);
     case 'number':
       if (type.kind === 'scalar' && (type.type === 'float' || type.type === 'string')) return type;
-      return mergeTypes(type, inferValue(value) as FieldType);
+      return mergeTypes(type, numberType(value));
     default:
       break;
   }

@@ -38,3 +38,10 @@ export const baseColumns: Record<string, FieldType> = {
   timestamp: { kind: 'scalar', type: 'timestamp' },
   event_message: { kind: 'scalar', type: 'string' },
 };
+
+/** The columns other than the base ones. */
+export function withoutBase(columns: Record<string, FieldType>): Record<string, FieldType> {
+  const out: Record<string, FieldType> = {};
+  for (const [name, type] of Object.entries(columns)) if (!Object.hasOwn(baseColumns, name)) out[name] = type;
+  return out;
+}

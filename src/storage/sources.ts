@@ -8,7 +8,7 @@ import type { SchemaCatalog } from './catalog.ts';
 import type { SchemaChange } from './infer.ts';
 import { mergeSchema, sameType } from './infer.ts';
 import type { FieldType, SourceTable, TableSchema } from './schema.ts';
-import { baseColumns } from './schema.ts';
+import { baseColumns, withoutBase } from './schema.ts';
 
 export interface SourceRef {
   id: string;
@@ -102,12 +102,6 @@ export class SourceTables {
     await this.catalog.put(next);
     return { entry: next, changes };
   }
-}
-
-function withoutBase(columns: Record<string, FieldType>): Record<string, FieldType> {
-  const out: Record<string, FieldType> = {};
-  for (const [name, type] of Object.entries(columns)) if (!Object.hasOwn(baseColumns, name)) out[name] = type;
-  return out;
 }
 
 function sameSchema(a: TableSchema, b: TableSchema): boolean {

@@ -27,7 +27,7 @@ describe('normaliseEvent', () => {
   it('keeps a given id and makes one otherwise', () => {
     assert.equal(normaliseEvent({ id: 'abc' }, NOW).id, 'abc');
     const made = normaliseEvent({}, NOW).id;
-    assert.match(made, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.match(made, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.notEqual(normaliseEvent({}, NOW).id, made);
   });
 

@@ -7,6 +7,7 @@ import type { DuckDb } from '../../src/engines/duckdb/database.ts';
 import { openDuckDb } from '../../src/engines/duckdb/database.ts';
 import type { DuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
+import type { StorageEngine, TableBatch } from '../../src/engines/storage-engine.ts';
 import { QuarryError } from '../../src/errors.ts';
 import { parseEvents } from '../../src/ingest/body.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';
@@ -26,11 +27,20 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function open(dir = mkdtempSync(join(tmpdir(), 'quarry-ingest-')), options: { maxQueuedEvents?: number } = {}): Promise<Stack> {
+interface OpenOptions {
+  maxQueuedEvents?: number;
+  maxGroupEvents?: number;
+  /** Wraps the real storage (to inject failures). */
+  storage?: (real: StorageEngine) => StorageEngine;
+}
+
+async function open(dir = mkdtempSync(join(tmpdir(), 'quarry-ingest-')), options: OpenOptions = {}): Promise<Stack> {
   if (!dirs.includes(dir)) dirs.push(dir);
   const db = await openDuckDb({ path: join(dir, 'quarry.duckdb') });
   const stack = await openDuckDbSourceStorage(db);
-  const ingest = new IngestService({ sources: stack.sources, storage: stack.storage, ...options });
+  const { storage: wrap, ...limits } = options;
+  const storage = wrap === undefined ? stack.storage : wrap(stack.storage);
+  const ingest = new IngestService({ sources: stack.sources, storage, ...limits });
   return {
     dir,
     db,
@@ -177,6 +187,73 @@ describe('IngestService', () => {
     ]);
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.deepEqual((await rows(s, good.name, 'event_message')).map((r) => r.event_message).sort(), ['kept', 'kept too']);
+    await s.close();
+  });
+
+  it('fails only the bad requests of two pipelined groups failing at once, and the next group commits', async () => {
+    let poisoned = 0;
+    let mostPoisoned = 0;
+    let release: () => void = () => undefined;
+    const bothArrived = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isPoisoned = (batches: readonly TableBatch[]) => batches.some((b) => b.events.some((e) => e.event_message === 'poison'));
+    const s = await open(undefined, {
+      maxGroupEvents: 2,
+      storage: (real) => ({
+        createSourceTable: (t) => real.createSourceTable(t),
+        dropSourceTable: (t) => real.dropSourceTable(t),
+        applySchemaChanges: (t, b, a, c) => real.applySchemaChanges(t, b, a, c),
+        describeTable: (t) => real.describeTable(t),
+        deleteOlderThan: (t, c) => real.deleteOlderThan(t, c),
+        // A poisoned transaction fails as a COMMIT would: after both in-flight groups reached storage.
+        async append(batches) {
+          if (!isPoisoned(batches)) return real.append(batches);
+          poisoned++;
+          mostPoisoned = Math.max(mostPoisoned, poisoned);
+          if (poisoned === 2) release();
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([bothArrived, new Promise((r) => (timer = setTimeout(r, 2000)))]);
+          clearTimeout(timer);
+          poisoned--;
+          throw new Error('COMMIT failed');
+        },
+      }),
+    });
+    const src = source();
+    const messages = ['first', 'poison', 'ok 1', 'ok 2', 'poison', 'next'];
+    // One event each, at most two per group: [first] [poison, ok 1] [ok 2, poison] [next].
+    const results = await Promise.allSettled(messages.map((m) => s.ingest.ingest(src, [{ event_message: m }])));
+    assert.equal(mostPoisoned, 2, 'both failing groups were in storage at once');
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual((await rows(s, src.name, 'event_message')).map((r) => r.event_message).sort(), ['first', 'next', 'ok 1', 'ok 2']);
+    assert.equal(s.ingest.queuedEvents, 0);
+    await s.close();
+  });
+
+  it('rejects exactly the requests whose transaction fails on either writer, and the next group commits', async () => {
+    const s = await open(undefined, { maxGroupEvents: 2 });
+    const src = source();
+    await s.ingest.ingest(src, [{ id: 'seed' }]);
+    const table = s.stack.sources.catalog.sourceByName(src.name)?.table ?? '';
+    const conn = await s.db.connect();
+    // A repeated id now fails its transaction: at COMMIT when the other writer's transaction holding
+    // it is still committing, else at INSERT.
+    await conn.run(`ALTER TABLE ${table} ADD PRIMARY KEY (id)`);
+    conn.closeSync();
+    const ids = ['x', 'x', 'a', 'y', 'y', 'b'];
+    // Groups: [x] [x, a] [y, y] [b]; the second repeats the first's id while it may be committing,
+    // the third repeats an id within itself, and both are in flight together.
+    const results = await Promise.allSettled(ids.map((id) => s.ingest.ingest(src, [{ id, event_message: id }])));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual((await rows(s, src.name, 'id')).map((r) => r.id).sort(), ['a', 'b', 'seed', 'x', 'y']);
+    assert.equal(s.ingest.queuedEvents, 0);
     await s.close();
   });
 

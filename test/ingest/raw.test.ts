@@ -156,13 +156,14 @@ describe('fields read from the received text', () => {
   });
 
   it('marks only requests that need no conversion as readable', () => {
-    const ok = prepareRequest([{ a: 1, b: { c: 'x' } }, { a: 2.5, b: { d: [true] } }], 0n, true);
-    assert.equal(ok.readable, true);
+    const okEvents = [{ a: 1, b: { c: 'x' } }, { a: 2.5, b: { d: [true] } }];
+    const ok = prepareRequest(okEvents, 0n, JSON.stringify(okEvents));
+    assert.deepEqual(ok.raw, { text: JSON.stringify(okEvents), count: 2 });
     assert.deepEqual(Object.keys(ok.observed ?? {}), ['a', 'b']);
     for (const events of [[{ a: 1 }, { a: 'x' }], [{ 'a-b': 1 }], [{ a: [] }], [{ a: {} }], [{ ID: 1 }], [{ ab: 1, AB: 2 }]]) {
-      assert.equal(prepareRequest(events, 0n, true).readable, false, JSON.stringify(events));
+      assert.equal(prepareRequest(events, 0n, JSON.stringify(events)).raw, undefined, JSON.stringify(events));
     }
-    const observed = prepareRequest([{ a: 1, b: { c: 'x' } }], 0n, true).observed;
+    const observed = prepareRequest([{ a: 1, b: { c: 'x' } }], 0n, '[{"a":1,"b":{"c":"x"}}]').observed;
     assert.equal(fitsSchema(observed, { a: { kind: 'scalar', type: 'float' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), true);
     assert.equal(fitsSchema(observed, { a: { kind: 'scalar', type: 'string' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), false);
     assert.equal(fitsSchema(observed, { A: { kind: 'scalar', type: 'int' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), false);

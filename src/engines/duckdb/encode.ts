@@ -34,6 +34,7 @@ import {
 import type { VType } from '../../sql/types.ts';
 import type { JsonValue } from '../query-engine.ts';
 
+/** One DuckDB value, encoded (the column-wise encoder's reference and its fallback). */
 export function encodeValue(value: DuckDBValue, type?: VType): JsonValue {
   if (value === null || value === undefined) return null;
   if (type?.k === 'scalar' && type.t === 'datetime' && value instanceof DuckDBTimestampValue) return datetimeString(value.micros);
@@ -76,7 +77,7 @@ function encode(value: DuckDBValue, inList: boolean): JsonValue {
   return String(value);
 }
 
-/** Reads one value of a vector, encoded. */
+/** Reads one value of a vector, encoded. Types without a case here go through the value encoder. */
 type Encoder = (vector: DuckDBVector, index: number) => JsonValue;
 
 /**
@@ -110,35 +111,13 @@ export function encodeChunks(
 
 function columnEncoder(type: DuckDBType, vtype: VType | undefined): Encoder {
   if (vtype?.k === 'scalar' && vtype.t === 'datetime' && type.typeId === DuckDBTypeId.TIMESTAMP) {
-    return (v, i) => {
-      const value = v.getItem(i);
-      return value instanceof DuckDBTimestampValue ? datetimeString(value.micros) : encode(value, false);
-    };
+    return (v, i) => encodeValue(v.getItem(i), vtype);
   }
   return encoderFor(type, false);
 }
 
 function encoderFor(type: DuckDBType, inList: boolean): Encoder {
   switch (type.typeId) {
-    case DuckDBTypeId.BOOLEAN:
-    case DuckDBTypeId.VARCHAR:
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
-    case DuckDBTypeId.UINTEGER:
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UBIGINT:
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
-      return (v, i) => {
-        const value = v.getItem(i);
-        if (value === null || typeof value === 'string' || typeof value === 'boolean') return value as JsonValue;
-        if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
-        if (typeof value === 'bigint') return Number(value);
-        return encode(value, inList);
-      };
     case DuckDBTypeId.TIMESTAMP:
     case DuckDBTypeId.TIMESTAMP_TZ:
       return (v, i) => {

@@ -45,37 +45,44 @@ interface Translation {
   types: Record<string, typeof VARCHAR>;
 }
 
-const translations = new WeakMap<Query, Map<number | undefined, Translation>>();
+/** Row caps are per endpoint: a handful per query at most; keep the map small regardless. */
+const translations = new WeakMap<Query, Lru<number | undefined, Translation>>();
 
 function translate(query: PreparedQuery, maxRows: number | undefined): Translation {
-  let perCap = translations.get(query.ast);
+  const { ast, catalog } = query;
+  let perCap = translations.get(ast);
   const known = perCap?.get(maxRows);
-  if (known && known.catalog === query.catalog && known.deps.every(([name, entry]) => query.catalog.sourceByName(name) === entry)) {
+  if (known && known.catalog === catalog && known.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) {
     return known;
   }
-  const generated = generateDuckDb(query.ast, maxRows === undefined ? { catalog: query.catalog } : { catalog: query.catalog, maxRows });
+  const generated = generateDuckDb(ast, maxRows === undefined ? { catalog } : { catalog, maxRows });
   const names = new Set<string>();
-  walkQuery(query.ast, {
-    table(t) {
+  const tables = new Set<string>();
+  const ctes: string[] = [];
+  walkQuery(ast, {
+    query(q) {
+      for (const c of q.with) ctes.push(c.name);
+    },
+    table(t, cte) {
       names.add(t.name);
+      const source = cte ? undefined : catalog.sourceByName(t.name);
+      if (source) tables.add(source.table);
     },
   });
   const types: Record<string, typeof VARCHAR> = {};
   for (const name of generated.params) types[name] = VARCHAR;
   const translation: Translation = {
-    catalog: query.catalog,
-    deps: [...names].map((n) => [n, query.catalog.sourceByName(n)]),
+    catalog,
+    deps: [...names].map((n) => [n, catalog.sourceByName(n)]),
     generated,
-    tables: physicalTables(query),
-    ctes: cteNames(query),
+    tables: [...tables],
+    ctes,
     types,
   };
   if (!perCap) {
-    perCap = new Map();
-    translations.set(query.ast, perCap);
+    perCap = new Lru(8);
+    translations.set(ast, perCap);
   }
-  // Row caps are per endpoint: a handful per query at most; keep the map small regardless.
-  if (perCap.size >= 8) perCap.clear();
   perCap.set(maxRows, translation);
   return translation;
 }
@@ -190,29 +197,6 @@ export class DuckDbQueryRunner implements QueryEngine {
     if (this.options.disconnect) this.options.disconnect(conn);
     else conn.closeSync();
   }
-}
-
-function physicalTables(query: PreparedQuery): string[] {
-  const tables = new Set<string>();
-  walkQuery(query.ast, {
-    table(t, cte) {
-      if (!cte) {
-        const source = query.catalog.sourceByName(t.name);
-        if (source) tables.add(source.table);
-      }
-    },
-  });
-  return [...tables];
-}
-
-function cteNames(query: PreparedQuery): string[] {
-  const names: string[] = [];
-  walkQuery(query.ast, {
-    query(q) {
-      for (const c of q.with) names.push(c.name);
-    },
-  });
-  return names;
 }
 
 /** DuckDB errors → QuarryErrors whose messages carry no SQL text. */

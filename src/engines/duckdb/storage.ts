@@ -14,7 +14,8 @@
  * serialises nothing per event, and crosses into DuckDB a handful of times per request.
  *
  * Durability: DuckDB writes and fsyncs its WAL when a transaction commits, so `append` resolves only
- * once the events would survive a crash. All operations run one at a time on one connection.
+ * once the events would survive a crash. Operations run one at a time, except that an append's
+ * COMMIT may still run on one writer connection while the next append stages on the other.
  */
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from '@duckdb/node-api';
@@ -23,7 +24,7 @@ import { conformObject } from '../../storage/conform.ts';
 import type { StoredEvent } from '../../storage/event.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
-import { baseColumns } from '../../storage/schema.ts';
+import { withoutBase } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
 import { convertExpression, duckDbType, jsonStructure, quoteIdent, quoteString } from './types.ts';
 
@@ -45,7 +46,6 @@ interface Plan {
 interface Writer {
   conn: DuckDBConnection;
   plans: Map<string, Plan>;
-  staged: boolean;
   /** Settles when this writer's last COMMIT has finished. */
   committing: Promise<unknown>;
 }
@@ -59,7 +59,7 @@ export class DuckDbStorage implements StorageEngine {
 
   private constructor(conns: DuckDBConnection[]) {
     this.conn = conns[0] as DuckDBConnection;
-    this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), staged: false, committing: Promise.resolve() }));
+    this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), committing: Promise.resolve() }));
   }
 
   /**
@@ -67,7 +67,18 @@ export class DuckDbStorage implements StorageEngine {
    * (the WAL fsync) runs on the other connection. Everything else waits for both commits.
    */
   static async open(db: DuckDb): Promise<DuckDbStorage> {
-    return new DuckDbStorage([await db.connect(), await db.connect()]);
+    const conns: DuckDBConnection[] = [];
+    for (let i = 0; i < 2; i++) {
+      const conn = await db.connect();
+      // TEMP: lives in memory, per connection, never in the WAL. `tbl` says which batch of the
+      // group a row belongs to, so the whole group is staged with one appender per staging table.
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`);
+      await conn.run(
+        `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
+      );
+      conns.push(conn);
+    }
+    return new DuckDbStorage(conns);
   }
 
   createSourceTable(table: string): Promise<void> {
@@ -144,36 +155,29 @@ export class DuckDbStorage implements StorageEngine {
   async append(batches: readonly TableBatch[]): Promise<void> {
     const work = batches.filter((b) => b.events.length > 0);
     if (work.length === 0) return;
-    const writer = await this.locked(async () => {
+    // This append's own COMMIT: `w.committing` may already belong to a later append when we await.
+    let committed: Promise<void> = Promise.resolve();
+    await this.locked(async () => {
       const w = this.writers[this.nextWriter] as Writer;
       this.nextWriter = (this.nextWriter + 1) % this.writers.length;
       // This connection's previous transaction must have finished before it begins another.
       await w.committing.catch(() => undefined);
       await this.insert(w, work);
-      w.committing = w.conn.run('COMMIT').then(
+      committed = w.conn.run('COMMIT').then(
         () => undefined,
         async (e: unknown) => {
           await w.conn.run('ROLLBACK').catch(() => undefined);
           throw e;
         },
       );
-      return w;
+      w.committing = committed;
     });
-    await writer.committing;
+    await committed;
   }
 
   /** BEGIN, staging and the INSERTs of one group on `w` (rolled back if any of it fails). */
   private async insert(w: Writer, work: readonly TableBatch[]): Promise<void> {
     const conn = w.conn;
-    if (!w.staged) {
-      // TEMP: lives in memory, per connection, never in the WAL. `tbl` says which batch of the
-      // group a row belongs to, so the whole group is staged with one appender per staging table.
-      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`);
-      await conn.run(
-        `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
-      );
-      w.staged = true;
-    }
     const plans = work.map((b) => planFor(w, b.table, b.schema));
     await conn.run('BEGIN TRANSACTION');
     try {
@@ -191,8 +195,8 @@ export class DuckDbStorage implements StorageEngine {
           await plan.insertArrays.run();
         }
       }
-      if (staged.anyRows) await conn.run(`DELETE FROM temp.main.${STAGE}`);
-      if (staged.anyArrays) await conn.run(`DELETE FROM temp.main.${STAGE_ARRAYS}`);
+      if (staged.rows.some((r) => r > 0)) await conn.run(`DELETE FROM temp.main.${STAGE}`);
+      if (staged.arrays.some((r) => r > 0)) await conn.run(`DELETE FROM temp.main.${STAGE_ARRAYS}`);
     } catch (e) {
       await conn.run('ROLLBACK').catch(() => undefined);
       throw e;
@@ -240,8 +244,7 @@ export class DuckDbStorage implements StorageEngine {
  * from JavaScript, and the parsing runs on DuckDB's threads.
  */
 function planFor(w: Writer, table: string, schema: TableSchema): Plan {
-  const fields: Record<string, FieldType> = {};
-  for (const [name, type] of Object.entries(schema.columns)) if (!Object.hasOwn(baseColumns, name)) fields[name] = type;
+  const fields = withoutBase(schema.columns);
   const names = Object.keys(fields);
   const signature = names.length === 0 ? '' : duckDbType({ kind: 'record', fields });
   const existing = w.plans.get(table);
@@ -269,7 +272,7 @@ async function stage(
   conn: DuckDBConnection,
   batches: readonly TableBatch[],
   plans: readonly Plan[],
-): Promise<{ rows: number[]; arrays: number[]; anyRows: boolean; anyArrays: boolean }> {
+): Promise<{ rows: number[]; arrays: number[] }> {
   const rows = batches.map(() => 0);
   const arrays = batches.map(() => 0);
   let rowAppender: DuckDBAppender | undefined;
@@ -304,7 +307,7 @@ async function stage(
     rowAppender?.closeSync();
     arrayAppender?.closeSync();
   }
-  return { rows, arrays, anyRows: rowAppender !== undefined, anyArrays: arrayAppender !== undefined };
+  return { rows, arrays };
 }
 
 function dropPlan(w: Writer, table: string): void {
