@@ -3,7 +3,8 @@
  * turns `lql` into the same AST, and the engine runs the result.
  */
 import type { QueryEngine } from '../engines/query-engine.ts';
-import { compileLql } from '../lql/index.ts';
+import { QuarryError } from '../errors.ts';
+import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
 import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery } from '../sql/index.ts';
 import type { Catalog } from '../storage/schema.ts';
 import type { ExecuteRequest, ExecuteResult, QueryBackend, SavedQueryInfo } from './backend.ts';
@@ -21,6 +22,11 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
 
     async validate(saved: string): Promise<SavedQueryInfo> {
       const info = checkSavedQuery(saved, catalog);
+      // LQL binds its filter values under these names; a saved query may not declare them.
+      const reserved = info.params.find((p) => p.startsWith(LQL_PARAM_PREFIX));
+      if (reserved) {
+        throw new QuarryError('QUERY_NOT_ALLOWED', `Parameter names starting with ${LQL_PARAM_PREFIX} are reserved: @${reserved}`);
+      }
       await engine.check(prepareEndpointQuery({ saved, catalog, sandboxable: false }));
       return info;
     },

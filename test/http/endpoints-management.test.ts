@@ -144,6 +144,7 @@ describe('endpoint management API', () => {
       ['select id from `no.such.source`', /no.such.source/],
       ['delete from `postgres.logs` where true', /select/i],
       ['select id from `postgres.logs`; select id from `postgres.logs`', /./],
+      ['select id from `postgres.logs` where id = @__lql_0', /__lql_/],
       // Caught by the engine's check at save time, not at the first run.
       ['with a as (select id from `postgres.logs`) select idd from a', /idd/],
       ["select id from `postgres.logs` where timestamp > 'not a time' + 1", /./],
