@@ -3,6 +3,7 @@
  * them strictly in order keeps read-modify-write sequences simple without transactions across awaits.
  */
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { serialQueue } from '../serial-queue.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -12,12 +13,7 @@ export interface SerialConnection {
 }
 
 export function serial(conn: DuckDBConnection): SerialConnection {
-  let tail: Promise<unknown> = Promise.resolve();
-  function enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const next = tail.then(work, work);
-    tail = next.catch(() => undefined);
-    return next;
-  }
+  const enqueue = serialQueue();
   return {
     all(sql, values) {
       return enqueue(async () => {

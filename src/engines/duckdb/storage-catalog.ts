@@ -3,10 +3,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogRepository } from '../../storage/catalog.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
+import { serialQueue } from '../../serial-queue.ts';
 
 export class DuckDbCatalogRepository implements CatalogRepository {
   private readonly conn: DuckDBConnection;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly exclusive = serialQueue();
 
   private constructor(conn: DuckDBConnection) {
     this.conn = conn;
@@ -56,11 +57,5 @@ export class DuckDbCatalogRepository implements CatalogRepository {
 
   close(): void {
     this.conn.closeSync();
-  }
-
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 }

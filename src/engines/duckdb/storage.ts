@@ -27,6 +27,7 @@ import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
 import { convertExpression, duckDbType, jsonStructure, quoteIdent, quoteString } from './types.ts';
+import { serialQueue } from '../../serial-queue.ts';
 
 const STAGE = 'quarry_stage_events';
 const STAGE_ARRAYS = 'quarry_stage_arrays';
@@ -55,7 +56,8 @@ export class DuckDbStorage implements StorageEngine {
   private readonly conn: DuckDBConnection;
   private readonly writers: Writer[];
   private nextWriter = 0;
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Runs after every earlier operation (an append's COMMIT may still be running). */
+  private readonly locked = serialQueue();
 
   private constructor(conns: DuckDBConnection[]) {
     this.conn = conns[0] as DuckDBConnection;
@@ -228,13 +230,6 @@ export class DuckDbStorage implements StorageEngine {
       for (const w of this.writers) await w.committing.catch(() => undefined);
       return fn();
     });
-  }
-
-  /** Runs after every earlier operation (an append's COMMIT may still be running). */
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 }
 
