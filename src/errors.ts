@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'QUERY_NOT_ALLOWED'
   | 'INVALID_QUERY'
   | 'QUERY_TIMEOUT'
+  | 'REQUEST_TIMEOUT'
+  | 'RESULT_TOO_LARGE'
   | 'OVERLOADED'
   | 'INTERNAL';
 
@@ -31,6 +33,8 @@ const defaultStatus: Record<ErrorCode, number> = {
   QUERY_NOT_ALLOWED: 400,
   INVALID_QUERY: 400,
   QUERY_TIMEOUT: 504,
+  REQUEST_TIMEOUT: 408,
+  RESULT_TOO_LARGE: 400,
   OVERLOADED: 503,
   INTERNAL: 500,
 };

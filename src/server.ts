@@ -45,7 +45,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await mkdir(config.dataDir, { recursive: true });
   const engine = await openDuckDbEngine({
     path: databasePath(config),
-    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    memoryLimit: config.memoryLimit,
+    ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
+    ...(config.duckdbMaxTempSize !== undefined ? { maxTempSize: config.duckdbMaxTempSize } : {}),
   });
   const meta = serial(await engine.metadataConnection());
   const sources = await openSourceRepository(meta);
@@ -75,11 +77,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await seedSources(sources, sourceAdmin);
   for (const source of sources.list()) await tables.ensure(source);
 
-  const ingest = new IngestService({ sources: tables, storage: engine.storage });
+  // Background tasks log through the HTTP app's logger once it exists.
+  let log: (message: string) => void = () => undefined;
+  const ingest = new IngestService({ sources: tables, storage: engine.storage, limits: config.schemaLimits });
   const retention = new RetentionTask({
     storage: engine.storage,
     catalog: tables.catalog,
     policies: () => sources.list().map((s) => ({ sourceId: s.id, retentionDays: s.retention_days })),
+    intervalMs: config.retentionSweepSeconds * 1000,
+    log: (message) => log(message),
   });
   retention.start();
 
@@ -89,6 +95,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
+    maxQueriesPerToken: config.maxQueriesPerToken,
+    maxResponseBytes: config.responseMaxBytes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
@@ -103,11 +111,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     isReady: () => ready,
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    httpTimeouts: config.httpTimeouts,
     async register(a) {
       await a.register(ingestRoutes, { auth, sources, ingest, bodyLimitBytes: config.bodyLimitBytes });
       await registerEndpointRoutes(a, { auth, runner: endpoints.runner, service: endpoints.service });
     },
   });
+  log = (message) => app.log.info(message);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

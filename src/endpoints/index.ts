@@ -29,6 +29,10 @@ export interface OpenEndpointsOptions {
   /** Queries running at once (default 4) and waiting for a turn (default 64); past that: 503. */
   maxConcurrentQueries?: number;
   maxQueuedQueries?: number;
+  /** Queries one token may run at once (default: one fewer than maxConcurrentQueries). */
+  maxQueriesPerToken?: number;
+  /** Largest response body in bytes (default 64 MiB). */
+  maxResponseBytes?: number;
   /** Told about failed background cache refreshes. */
   onRefreshError?: (error: unknown, endpointId: string) => void;
 }
@@ -56,9 +60,11 @@ export async function openEndpoints(options: OpenEndpointsOptions): Promise<Endp
     backend: options.backend,
     cache,
     timeoutMs: options.queryTimeoutMs,
+    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
     admission: new Admission({
       maxRunning: options.maxConcurrentQueries ?? 4,
       maxWaiting: options.maxQueuedQueries ?? 64,
+      ...(options.maxQueriesPerToken !== undefined ? { maxPerCaller: options.maxQueriesPerToken } : {}),
     }),
   });
   const service = new EndpointService({

@@ -3,6 +3,7 @@
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */
+import { resultTooLarge } from '../engines/result-size.ts';
 import { QuarryError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { QueryBackend, ResultRow, SavedQueryInfo } from './backend.ts';
@@ -28,6 +29,10 @@ export interface RunRequest {
   params: RawParams;
   /** The `LF-ENDPOINT-REDACT-PII` header, if sent. */
   redactHeader?: string | string[] | undefined;
+  /** Who asks (a token id, or the client address): admission is fair between callers. */
+  caller?: string;
+  /** When the request arrived, on performance.now()'s clock: the time limit counts from here. */
+  receivedAt?: number;
 }
 
 export interface EndpointLookup {
@@ -43,6 +48,8 @@ export interface EndpointRunnerOptions {
   timeoutMs: number;
   /** Bounds concurrent queries (cache hits do not count). */
   admission: Admission;
+  /** Largest response body, bytes (QUERY_MAX_RESPONSE_BYTES, default 64 MiB); larger: RESULT_TOO_LARGE. */
+  maxResponseBytes?: number;
 }
 
 export class EndpointRunner {
@@ -51,6 +58,7 @@ export class EndpointRunner {
   readonly #cache: ResultCache<RunBody>;
   readonly #timeoutMs: number;
   readonly #admission: Admission;
+  readonly #maxBytes: number;
   /** Parsed saved queries, per endpoint version (id + updated_at). */
   readonly #info = new Map<string, { version: string; info: Promise<SavedQueryInfo> }>();
 
@@ -60,6 +68,7 @@ export class EndpointRunner {
     this.#cache = options.cache;
     this.#timeoutMs = options.timeoutMs;
     this.#admission = options.admission;
+    this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** A path segment that parses as a UUID is an id; anything else is a name. */
@@ -80,8 +89,15 @@ export class EndpointRunner {
     const params = bindDeclared(info.params, request.params);
     const redact = redactionFor(request.redactHeader, endpoint.redact_pii);
 
+    // The request's own computation counts from its arrival; a background refresh of the cached
+    // entry (the cache calls `compute` again later) gets a full time limit from its own start.
+    let first = true;
     const compute = async (): Promise<Computed<RunBody>> => {
-      const result = await this.#admission.run(() =>
+      const ticket = first
+        ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#timeoutMs }
+        : { caller: '(refresh)', deadline: performance.now() + this.#timeoutMs };
+      first = false;
+      const result = await this.#admission.run(ticket, (remainingMs) =>
         this.#backend.execute({
           saved: endpoint.query,
           info,
@@ -89,12 +105,13 @@ export class EndpointRunner {
           caller,
           params,
           maxRows: endpoint.max_limit,
-          timeoutMs: this.#timeoutMs,
+          timeoutMs: Math.max(1, Math.floor(remainingMs)),
+          maxBytes: this.#maxBytes,
         }),
       );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;
       const rows = redact ? redactRows(limited) : limited;
-      const body: RunBody = { json: serialiseResult(rows), rowCount: rows.length, warnings: result.warnings };
+      const body: RunBody = { json: serialiseBounded(rows, this.#maxBytes), rowCount: rows.length, warnings: result.warnings };
       return { value: body, bytes: body.json.length + body.warnings.reduce((n, w) => n + w.length, 0) };
     };
 
@@ -134,6 +151,25 @@ export class EndpointRunner {
     });
     return info;
   }
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+
+/**
+ * `serialiseResult`, refused with RESULT_TOO_LARGE beyond `maxBytes`. The engine already stops
+ * encoding rows past about that size (ExecuteRequest.maxBytes); this holds the exact limit.
+ */
+function serialiseBounded(rows: readonly ResultRow[], maxBytes: number): string {
+  let json: string;
+  try {
+    json = serialiseResult(rows);
+  } catch (e) {
+    // V8 cannot build a string that long.
+    if (e instanceof RangeError) throw resultTooLarge(maxBytes);
+    throw e;
+  }
+  if (Buffer.byteLength(json) > maxBytes) throw resultTooLarge(maxBytes);
+  return json;
 }
 
 /** `{"result": rows}` as JSON; 64-bit integers become numbers when exact, else strings. */

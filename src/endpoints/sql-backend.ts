@@ -47,7 +47,11 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         sandboxable: request.sandboxable,
         ...(caller ? { caller } : {}),
       });
-      const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
+      const result = await engine.run(prepared, params, {
+        timeoutMs: request.timeoutMs,
+        maxRows: request.maxRows,
+        ...(request.maxBytes !== undefined ? { maxBytes: request.maxBytes } : {}),
+      });
       return { rows: result.rows, warnings: result.warnings };
     },
   };

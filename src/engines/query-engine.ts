@@ -8,6 +8,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** At most this many rows come back, whatever the query's own LIMIT says. */
   maxRows: number;
+  /** Encoded rows beyond about this many JSON bytes fail with RESULT_TOO_LARGE (default: none). */
+  maxBytes?: number;
 }
 
 export interface QueryResult {

@@ -92,11 +92,14 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
       }
       throw new QuarryError('NOT_FOUND', `No endpoint with id or name "${idOrName}".`);
     }
-    if (endpoint.enable_auth) auth.require(req, { kind: 'query', endpointId: endpoint.id });
+    const token = endpoint.enable_auth ? auth.require(req, { kind: 'query', endpointId: endpoint.id }) : auth.identify(req);
 
     const outcome = await runner.run(endpoint, {
       params: mergeParams(req.query, body),
       redactHeader: req.headers[REDACT_HEADER],
+      // Fair shares are per token; callers without one share per client address.
+      caller: token ? `token:${token.id}` : `ip:${req.ip}`,
+      receivedAt: performance.now() - reply.elapsedTime,
     });
     reply.header('X-Cache', outcome.cache).header('Age', String(outcome.ageSeconds));
     if (outcome.warnings.length > 0) reply.header('X-Query-Warnings', headerSafe(outcome.warnings.join(', ')));

@@ -28,8 +28,8 @@ export function fromFieldType(f: FieldType): VType {
     case 'scalar':
       return scalar(f.type === 'timestamp' ? 'timestamp' : f.type);
     case 'record': {
-      const fields: Record<string, VType> = {};
-      for (const [name, t] of Object.entries(f.fields)) fields[name] = fromFieldType(t);
+      // Field names are user input (`__proto__` too): fromEntries defines each as an own key.
+      const fields: Record<string, VType> = Object.fromEntries(Object.entries(f.fields).map(([name, t]) => [name, fromFieldType(t)]));
       return { k: 'record', fields };
     }
     case 'list':

@@ -12,8 +12,12 @@ import { openDuckDbSourceStorage } from './storage-open.ts';
 export interface DuckDbEngineOptions {
   /** Database file, or ':memory:'. */
   path: string;
-  /** Applied at lock-down, e.g. '4GB'. */
+  /** DuckDB's memory limit, e.g. '1GiB' (set at open, frozen by the lock-down). */
   memoryLimit?: string;
+  /** Worker threads (default: the core count). */
+  threads?: number;
+  /** Spill space in the temp directory beside the database file. */
+  maxTempSize?: string;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -23,7 +27,12 @@ export interface DuckDbEngine extends Engine {
 }
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
-  const db = await openDuckDb({ path: options.path });
+  const db = await openDuckDb({
+    path: options.path,
+    ...(options.memoryLimit !== undefined ? { memoryLimit: options.memoryLimit } : {}),
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
+  });
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   return {
@@ -35,7 +44,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     async lockDown() {
       const conn = await db.connect();
       try {
-        await lockDownDuckDb(conn, options.memoryLimit ? { memoryLimit: options.memoryLimit } : {});
+        await lockDownDuckDb(conn);
       } finally {
         db.disconnect(conn);
       }
