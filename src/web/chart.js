@@ -74,9 +74,9 @@ export function planChart(rows, columns) {
 }
 
 /**
- * Time-axis labels in the viewer's zone, 24-hour, as the table writes them: the time of day when
- * the axis spans up to two days (with seconds when the ticks are closer than a minute), the
- * date and time up to two months, the date beyond.
+ * Time-axis labels in the viewer's zone, 24-hour, as the table writes them: the time of day
+ * (with seconds when ticks are closer than a minute), with the date under it wherever the day
+ * changes; only dates when ticks are a day or more apart.
  * @param {uPlot} _u
  * @param {number[]} splits seconds since the epoch
  * @param {number} _axis
@@ -85,14 +85,16 @@ export function planChart(rows, columns) {
  * @returns {string[]}
  */
 function timeLabels(_u, splits, _axis, _space, incr) {
-  const span = (splits.at(-1) ?? 0) - (splits[0] ?? 0);
-  /** @param {string} full `YYYY-MM-DD HH:mm:ss.SSS` */
-  const pick = (full) => {
-    if (span > 60 * 86400) return full.slice(0, 10);
-    if (span > 2 * 86400) return full.slice(5, 16);
-    return incr < 60 ? full.slice(11, 19) : full.slice(11, 16);
-  };
-  return splits.map((s) => pick(formatTimestamp(s * 1e6)));
+  let day = '';
+  return splits.map((s) => {
+    const full = formatTimestamp(s * 1e6); // YYYY-MM-DD HH:mm:ss.SSS
+    if (incr >= 86400) return full.slice(0, 10);
+    const time = incr < 60 ? full.slice(11, 19) : full.slice(11, 16);
+    const date = full.slice(0, 10);
+    const label = date === day ? time : `${time}\n${date}`;
+    day = date;
+    return label;
+  });
 }
 
 /** @type {{ plot: uPlot, observer: ResizeObserver } | undefined} */
@@ -142,7 +144,7 @@ export function drawChart(el, plan) {
       })),
     ],
     // Counts tick at whole numbers.
-    axes: [{ values: timeLabels }, plan.bars ? { size: 60, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 1e6] } : { size: 60 }],
+    axes: [{ values: timeLabels, space: 70, size: 56 }, plan.bars ? { size: 60, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 1e6] } : { size: 60 }],
   };
   const plot = new uPlot(opts, [plan.x, ...plan.series.map((s) => s.values)], el);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 260 }));

@@ -29,6 +29,9 @@ function edgeEvents(project: string, count: number) {
   }));
 }
 
+/** Values are text, never markup: this must show as written and run nothing. */
+const MARKUP = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
+
 const PER_MINUTE_SQL = `select timestamp_trunc(t.timestamp, minute) as minute,
   count(*) as requests,
   countif(r.status_code >= 500) as errors
@@ -55,7 +58,11 @@ if ('skip' in browser) {
       const ingest = await s.fetch('/api/logs?source_name=cloudflare.logs.prod', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify([...edgeEvents('default', EVENTS), ...edgeEvents('other', 5)]),
+        body: JSON.stringify([
+          ...edgeEvents('default', EVENTS),
+          ...edgeEvents('other', 5),
+          { project: 'markup', event_message: MARKUP, metadata: { note: MARKUP } },
+        ]),
       });
       assert.equal(ingest.status, 200, await ingest.text());
       page = await browser.context.newPage();
@@ -233,6 +240,22 @@ if ('skip' in browser) {
       await page.click('#save-cancel');
       const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string }[];
       assert.equal(list.filter((e) => e.name.startsWith('edge.')).length, 1, 'only the good endpoint was saved');
+    });
+
+    test('values from the data are shown as text, never run as markup', async () => {
+      await page.click('#endpoint-list [data-endpoint="logs.all"]');
+      await page.fill('#param-project', 'markup');
+      assert.equal(await page.inputValue('#editor'), PER_MINUTE_SQL, "logs.all's draft was kept");
+      await page.fill('#editor', ''); // an empty editor runs the saved query
+      await page.click('#run');
+      await page.locator('#result-meta', { hasText: '1 row' }).waitFor();
+      const cells = page.locator('#result-table > tbody > tr').first().locator('td');
+      assert.equal(await cells.nth(2).innerText(), MARKUP);
+      await cells.nth(3).locator('summary').first().click();
+      assert.match(await cells.nth(3).innerText(), /note\s+<img src=x/);
+      assert.equal(await page.locator('#result-table img, #result-table b').count(), 0);
+      assert.equal(await page.evaluate('window.__pwned'), undefined);
+      await page.click('#endpoint-list [data-endpoint="edge.per-minute"]');
     });
 
     test('a reload keeps the session; signing out forgets the token', async () => {
