@@ -54,6 +54,8 @@ export interface Config {
   httpTimeouts: HttpTimeouts;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
+  /** Also accepted by GET /metrics, besides private-scope tokens (CONTRACT §1). */
+  metricsToken?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -138,6 +140,8 @@ export function loadConfig(env: Env = process.env): Config {
   const legacy = optional(env, 'LOGFLARE_API_KEY');
   const threads = optional(env, 'DUCKDB_THREADS');
   const tempSize = optional(env, 'DUCKDB_MAX_TEMP_SIZE');
+  const metricsToken = optional(env, 'METRICS_TOKEN');
+  if (metricsToken) config.metricsToken = metricsToken;
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;

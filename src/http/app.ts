@@ -10,6 +10,7 @@ import type { HttpTimeouts } from '../config.ts';
 import { QuarryError, errorBody } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
+import { explorerRoutes } from './explorer-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps) {
   });
 
   await app.register(healthRoutes, { isReady: deps.isReady });
+  await app.register(explorerRoutes);
   await app.register(tokenRoutes, { auth: deps.auth, tokens: deps.tokens });
   await app.register(sourceRoutes, { auth: deps.auth, sources: deps.sources });
   if (deps.register) await deps.register(app);
