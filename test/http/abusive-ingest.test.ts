@@ -53,11 +53,17 @@ describe('abusive keys and shapes', () => {
     const r = await post(s, 'abuse', body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');
+    // The same shape again: now it fits the stored schema, so it takes the fast path (DuckDB
+    // reads the received text with a structure naming every field).
+    const p1Event = `{"id":"p3","metadata":{${inner}},"constructor":"top","__proto__":{"polluted":true},"toString":7}`;
+    const again = await post(s, 'abuse', `[${p1Event}]`);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
     const got = await readBack(s, 'abuse', 'metadata, `constructor`, `__proto__`, `toString`', 'p');
     assert.deepEqual(
       got.map((row) => row.id),
-      ['p0', 'p1', 'p2'],
+      ['p0', 'p1', 'p2', 'p3'],
     );
+    assert.deepEqual(got[3], { ...got[1], id: 'p3' });
     const p1 = got[1] as Row;
     const meta = (p1.metadata as Record<string, unknown>[])[0] as Record<string, unknown>;
     for (const [i, k] of keys.entries()) {

@@ -11,9 +11,9 @@ import { after, test } from 'node:test';
 import { type ServiceProcess, spawnService } from '../support/process.ts';
 import { PRIVATE_TOKEN } from '../support/server.ts';
 
-const ROUNDS = 4;
+const ROUNDS = 3;
 const RECENT = 2000;
-const EXPIRED_PER_ROUND = 40_000;
+const EXPIRED_PER_ROUND = 20_000;
 const DAY_MS = 86_400_000;
 
 let dir: string | undefined;
