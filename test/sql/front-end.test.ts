@@ -53,7 +53,7 @@ describe('parseSql', () => {
   test('date parts in timestamp_trunc become datepart nodes', () => {
     const q = parseSql('select timestamp_trunc(ts, minute) from t');
     assert.ok(q.body.kind === 'select');
-    assert.deepEqual((q.body.columns[0]!.expr as { args: unknown[] }).args[1], { kind: 'datepart', part: 'minute' });
+    assert.deepEqual((q.body.columns[0]!.expr as { readonly args: readonly unknown[] }).args[1], { kind: 'datepart', part: 'minute' });
   });
 
   test('constructs outside the allow-list are refused by name', () => {

@@ -124,6 +124,24 @@ describe('scopes', () => {
   });
 });
 
+describe('immutable trees', () => {
+  test('the parsed and merged AST is frozen at every node, so a cached tree cannot be edited', () => {
+    const p = prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select id, count(*) over (partition by id) as n from edge_logs order by id limit 5' }, catalog, sandboxable: true });
+    let nodes = 0;
+    const visit = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null) return;
+      nodes++;
+      assert.ok(Object.isFrozen(x), `not frozen: ${JSON.stringify(x).slice(0, 80)}`);
+      for (const v of Object.values(x)) visit(v);
+    };
+    visit(p.ast);
+    assert.ok(nodes > 100);
+    assert.throws(() => {
+      (p.ast as { limit?: unknown }).limit = undefined;
+    }, TypeError);
+  });
+});
+
 describe('boundaries', () => {
   test('src/sql imports no engine and no DuckDB', () => {
     const dir = path.join(import.meta.dirname, '../../src/sql');
