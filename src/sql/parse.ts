@@ -502,7 +502,8 @@ function convertExpr(v: unknown): Expr {
       if (present(c.format)) throw notAllowed('CAST ... FORMAT');
       if (c.array === true) throw notAllowed('array casts');
       const [ck] = variant(c.kind);
-      if (ck !== 'Cast' && ck !== 'SafeCast') throw notAllowed(`${ck} casts`);
+      // `x::type` is Postgres syntax that self-hosted Studio sends; it means CAST.
+      if (ck !== 'Cast' && ck !== 'SafeCast' && ck !== 'DoubleColon') throw notAllowed(`${ck} casts`);
       return { kind: 'cast', expr: convertExpr(c.expr), to: castType(c.data_type), safe: ck === 'SafeCast' };
     }
     case 'Case': {
@@ -569,6 +570,8 @@ function convertExpr(v: unknown): Expr {
       const a = obj(p);
       return { kind: 'array', elements: arr(a.elem).map(convertExpr) };
     }
+    case 'Struct':
+      return convertStruct(obj(p));
     case 'CompoundFieldAccess': {
       const c = obj(p);
       let expr = convertExpr(c.root);
@@ -637,7 +640,6 @@ function describeExprKind(k: string): string {
     ILike: 'ILIKE (use LOWER(x) LIKE ... or REGEXP_CONTAINS)',
     SimilarTo: 'SIMILAR TO',
     RLike: 'RLIKE',
-    Struct: 'STRUCT values',
     Tuple: 'tuples',
     AtTimeZone: 'AT TIME ZONE',
     Collate: 'COLLATE',
@@ -652,6 +654,33 @@ function describeExprKind(k: string): string {
     Map: 'map literals',
   };
   return names[k] ?? `the ${statementName(k)} expression`;
+}
+
+/** `STRUCT(x AS a, y)` or `STRUCT<a INT64, b STRING>(x, y)`. */
+function convertStruct(s: J): Expr {
+  const types = arr(s.fields).map((f) => {
+    const field = obj(f);
+    return { name: present(field.field_name) ? ident(field.field_name) : undefined, type: castType(field.field_type) };
+  });
+  const values = arr(s.values);
+  if (types.length > 0 && types.length !== values.length) {
+    throw new QuarryError('INVALID_QUERY', `STRUCT declares ${types.length} field(s) but has ${values.length} value(s)`);
+  }
+  if (values.length === 0) throw new QuarryError('INVALID_QUERY', 'STRUCT needs at least one field');
+  const fields = values.map((v, i) => {
+    const [k, payload] = variant(v);
+    let value: Expr;
+    let name: string | undefined;
+    if (k === 'Named') {
+      const named = obj(payload);
+      value = convertExpr(named.expr);
+      name = ident(named.name);
+    } else value = convertExpr(v);
+    const declared = types[i];
+    name = declared?.name ?? name;
+    return frozen({ value, ...(name !== undefined ? { name } : {}), ...(declared ? { type: declared.type } : {}) });
+  });
+  return { kind: 'struct', fields: frozen(fields) };
 }
 
 function addField(expr: Expr, name: string): Expr {
@@ -704,14 +733,23 @@ function castType(v: unknown): CastType {
   const map: Record<string, CastType> = {
     String: 'string',
     Varchar: 'string',
+    CharacterVarying: 'string',
     Text: 'string',
     Int64: 'int64',
     Int: 'int64',
     Integer: 'int64',
     BigInt: 'int64',
+    SmallInt: 'int64',
+    Int2: 'int64',
+    Int4: 'int64',
+    Int8: 'int64',
     Float64: 'float64',
     Double: 'float64',
+    DoublePrecision: 'float64',
     Float: 'float64',
+    Float4: 'float64',
+    Float8: 'float64',
+    Real: 'float64',
     Numeric: 'numeric',
     Decimal: 'numeric',
     BigNumeric: 'numeric',

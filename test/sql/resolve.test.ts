@@ -151,3 +151,13 @@ describe('boundaries', () => {
     }
   });
 });
+
+describe('the function registry in the docs', () => {
+  test('docs/SQL.md names every registered function and states the count', async () => {
+    const { functionNames } = await import('../../src/sql/functions.ts');
+    const doc = readFileSync(path.join(import.meta.dirname, '../../docs/SQL.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Functions'), doc.indexOf('## Results'));
+    for (const name of functionNames) assert.match(section, new RegExp(`\`${name}[(\`]`), `${name} is not in docs/SQL.md`);
+    assert.match(section, new RegExp(`\\*\\*${functionNames.length} functions\\*\\*`));
+  });
+});
