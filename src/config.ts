@@ -1,5 +1,5 @@
 /**
- * Environment → typed configuration, in one place (CONTRACT §1).
+ * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
 
@@ -8,7 +8,7 @@ export interface Config {
   host: string;
   /** Everything the embedded default stores lives here. */
   dataDir: string;
-  /** Bootstrap tokens (CONTRACT §1). */
+  /** Bootstrap tokens (docs/API.md §1). */
   privateAccessToken?: string;
   publicAccessToken?: string;
   /** Older Supabase stacks: one key for ingest and query. */
