@@ -79,10 +79,18 @@ export type Expr =
   | { kind: 'exists'; query: Query; negated: boolean }
   | { kind: 'subquery'; query: Query }
   | { kind: 'array'; elements: Expr[] }
+  /** `STRUCT(a AS x, b)` / `STRUCT<x INT64>(a)`: a record value; `type` casts the field. */
+  | { kind: 'struct'; fields: StructField[] }
   | { kind: 'index'; expr: Expr; index: Expr; mode: 'offset' | 'safe_offset' | 'ordinal' | 'safe_ordinal' }
   /** Field access on something that is not a plain column path, e.g. `arr[offset(0)].path`. */
   | { kind: 'field'; expr: Expr; name: string }
   | { kind: 'extract'; part: DatePart; expr: Expr };
+
+export interface StructField {
+  name?: string;
+  value: Expr;
+  type?: CastType;
+}
 
 export interface ColumnRef {
   kind: 'column';

@@ -110,6 +110,8 @@ function children(e: Expr): [Expr[], Query[]] {
       return [[], [e.query]];
     case 'array':
       return [e.elements, []];
+    case 'struct':
+      return [e.fields.map((f) => f.value), []];
     case 'index':
       return [[e.expr, e.index], []];
   }
