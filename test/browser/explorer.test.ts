@@ -193,6 +193,9 @@ if ('skip' in browser) {
       await page.click('#run');
       await page.locator('#error .code', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
       assert.match(await text('#error .message'), /Table not found in CTE: \(postgres\.logs\)/);
+      // The endpoint's usage (GET /api/endpoints/:id/stats) follows the runs of this session.
+      await page.locator('#endpoint-usage', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
+      assert.match(await text('#endpoint-usage'), /Last hour: 5 calls · 2 errors · p50 \d+ ms/);
     });
 
     test('saving a query makes a new endpoint that runs over HTTP', async () => {
