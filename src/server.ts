@@ -77,6 +77,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await sources.delete(id);
       await tables.drop(id);
     },
+    schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
   await seedSources(sources, sourceAdmin);
   for (const source of sources.list()) await tables.ensure(source);
