@@ -1,5 +1,5 @@
 /**
- * Running an endpoint (CONTRACT §4, §6): resolve it, bind its parameters, take the caller's own
+ * Running an endpoint (docs/API.md §4, §6): resolve it, bind its parameters, take the caller's own
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */

@@ -1,5 +1,5 @@
 /**
- * Running endpoints (CONTRACT §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
+ * Running endpoints (docs/API.md §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
  * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls.
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
