@@ -49,7 +49,7 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         ...(caller ? { caller } : {}),
       });
       const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
-      return { rows: result.rows, warnings: result.warnings };
+      return result.columns ? { rows: result.rows, columns: result.columns, warnings: result.warnings } : { rows: result.rows, warnings: result.warnings };
     },
   };
 }
