@@ -1,5 +1,5 @@
 /**
- * Environment → typed configuration, in one place (CONTRACT §1).
+ * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
 import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
@@ -19,7 +19,7 @@ export interface Config {
   host: string;
   /** Everything the embedded default stores lives here. */
   dataDir: string;
-  /** Bootstrap tokens (CONTRACT §1). */
+  /** Bootstrap tokens (docs/API.md §1). */
   privateAccessToken?: string;
   publicAccessToken?: string;
   /** Older Supabase stacks: one key for ingest and query. */
@@ -54,7 +54,7 @@ export interface Config {
   httpTimeouts: HttpTimeouts;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
-  /** Also accepted by GET /metrics, besides private-scope tokens (CONTRACT §1). */
+  /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
 }
 

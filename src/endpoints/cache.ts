@@ -1,5 +1,5 @@
 /**
- * The endpoint result cache (CONTRACT §6).
+ * The endpoint result cache (docs/API.md §6).
  *
  * - An entry lives `ttlMs` from its first computation (absolute: hits and refreshes do not extend it).
  * - Concurrent misses on one key share a single computation.

@@ -1,6 +1,6 @@
 /**
- * First start: the two endpoints self-hosted Supabase calls, with the seed's configuration
- * (seed §2.1, defined with their SQL in ./supabase/). An endpoint whose name already exists is
+ * First start: the two endpoints self-hosted Supabase calls, configured as docs/API.md §1 says
+ * (defined with their SQL in ./supabase/). An endpoint whose name already exists is
  * left exactly as it is, so restarting never duplicates nor overwrites them (an operator's edits
  * survive). One that was deleted comes back on the next start: Studio cannot work without it.
  */

@@ -1,5 +1,5 @@
 /**
- * Endpoint management (CONTRACT §5): field and query validation at save time, unique names, and
+ * Endpoint management (docs/API.md §5): field and query validation at save time, unique names, and
  * cache invalidation on every change.
  */
 import { randomUUID } from 'node:crypto';

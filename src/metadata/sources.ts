@@ -1,6 +1,6 @@
 /**
  * Sources: named log streams, each stored in its own table. The nine Supabase sources are created
- * on first start (CONTRACT §3).
+ * on first start (docs/API.md §3).
  */
 import { randomUUID } from 'node:crypto';
 import { QuarryError } from '../errors.ts';

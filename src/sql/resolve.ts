@@ -501,7 +501,7 @@ class Resolver {
           const target = f.type;
           return freeze({ name, value: target ? freeze({ kind: 'cast' as const, expr: value, to: target, safe: false, implicit: false, type: castResult(target) }) : value });
         });
-        return freeze({ kind: 'struct', fields: freeze(fields), type: recordOf(Object.fromEntries(fields.map((f) => [f.name, f.value.type]))) });
+        return freeze({ kind: 'struct', fields: freeze(fields), type: recordOf(Object.fromEntries(fields.map((f) => [f.name, f.value.type])), true) });
       }
       case 'index':
         return this.index(sub(e.expr), e.index, e.mode, sub);

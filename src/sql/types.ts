@@ -10,8 +10,12 @@ export type ScalarName = 'string' | 'int' | 'float' | 'numeric' | 'bool' | 'time
 
 export type VType =
   | { readonly k: 'scalar'; readonly t: ScalarName }
-  /** An event object or a STRUCT value: one per row, reached by field access or UNNEST. */
-  | { readonly k: 'record'; readonly fields: Readonly<Record<string, VType>> }
+  /**
+   * An event object (one per row, reached by field access or UNNEST; results show it as a
+   * one-element array, BigQuery's REPEATED RECORD), or with `value` a STRUCT the query built
+   * (results show it as an object).
+   */
+  | { readonly k: 'record'; readonly fields: Readonly<Record<string, VType>>; readonly value?: boolean }
   | { readonly k: 'list'; readonly element: VType }
   /** A column or field no event has carried yet: reads as NULL. */
   | { readonly k: 'missing' }
@@ -35,8 +39,8 @@ export function listOf(element: VType): VType {
   return Object.freeze({ k: 'list', element });
 }
 
-export function recordOf(fields: Record<string, VType>): VType {
-  return Object.freeze({ k: 'record', fields: Object.freeze({ ...fields }) });
+export function recordOf(fields: Record<string, VType>, value = false): VType {
+  return Object.freeze({ k: 'record', fields: Object.freeze({ ...fields }), ...(value ? { value } : {}) });
 }
 
 const fromField = new WeakMap<FieldType, VType>();

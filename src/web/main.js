@@ -50,6 +50,7 @@ const el = {
   endpointDescription: byId('endpoint-description'),
   endpointConfig: byId('endpoint-config'),
   endpointQuery: byId('endpoint-query'),
+  endpointUsage: byId('endpoint-usage'),
   queryForm: /** @type {HTMLFormElement} */ (byId('query-form')),
   editor: /** @type {HTMLTextAreaElement} */ (byId('editor')),
   sandboxNote: byId('sandbox-note'),
@@ -288,6 +289,59 @@ function renderConfig(ep) {
   );
 }
 
+/**
+ * @typedef {{ calls: number, errors: number, duration_ms: { p50: number | null, p95: number | null },
+ *   cache: { hit_ratio: number | null } }} UsageWindow
+ * @typedef {{ last_hour: UsageWindow, last_day: UsageWindow,
+ *   last_error: { code: string, message: string, at: string } | null }} Usage
+ */
+
+/**
+ * @param {UsageWindow} w
+ * @param {boolean} cached whether the endpoint caches at all
+ */
+function describeWindow(w, cached) {
+  if (w.calls === 0) return 'no calls';
+  const parts = [`${w.calls} ${w.calls === 1 ? 'call' : 'calls'}`];
+  if (w.errors > 0) parts.push(`${w.errors} ${w.errors === 1 ? 'error' : 'errors'}`);
+  if (w.duration_ms.p50 !== null) parts.push(`p50 ${Math.round(w.duration_ms.p50)} ms`);
+  if (w.duration_ms.p95 !== null) parts.push(`p95 ${Math.round(w.duration_ms.p95)} ms`);
+  if (cached && w.cache.hit_ratio !== null) parts.push(`cache hits ${Math.round(w.cache.hit_ratio * 100)}%`);
+  return parts.join(' · ');
+}
+
+/**
+ * The endpoint's usage on this node (`GET /api/endpoints/:id/stats`); hidden when the service
+ * has no such route or the request fails: it is a convenience, not part of querying.
+ * @param {Endpoint} ep
+ */
+async function renderUsage(ep) {
+  const token = state.token;
+  if (!token) return;
+  try {
+    const { body } = await api(token, 'GET', `/api/endpoints/${encodeURIComponent(ep.id)}/stats`);
+    const usage = /** @type {Usage} */ (body);
+    if (state.current?.id !== ep.id) return;
+    const last = usage.last_error;
+    replace(
+      el.endpointUsage,
+      h('span', {}, h('strong', {}, 'Last hour: '), describeWindow(usage.last_hour, ep.cache_duration_seconds > 0)),
+      h('span', {}, h('strong', {}, 'Last day: '), describeWindow(usage.last_day, ep.cache_duration_seconds > 0)),
+      last
+        ? h(
+            'span',
+            { title: last.message },
+            h('strong', {}, 'Last error: '),
+            `${last.code} at ${formatTimestamp(Date.parse(last.at) * 1000).slice(11, 19)}`,
+          )
+        : null,
+    );
+    el.endpointUsage.hidden = false;
+  } catch {
+    el.endpointUsage.hidden = true;
+  }
+}
+
 /** @param {Endpoint} ep */
 function defaultText(ep) {
   return state.language === 'sql' && ep.sandboxable ? finalSelect(ep.query) : '';
@@ -315,6 +369,8 @@ function selectEndpoint(ep) {
   el.endpointDescription.textContent = ep.description ?? '';
   el.endpointQuery.textContent = ep.query;
   renderConfig(ep);
+  el.endpointUsage.hidden = true;
+  void renderUsage(ep);
   renderParams(ep);
   el.editor.disabled = !ep.sandboxable;
   for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
@@ -385,6 +441,7 @@ async function run() {
   } finally {
     el.run.disabled = false;
     el.run.textContent = 'Run';
+    void renderUsage(ep);
   }
 }
 

@@ -146,6 +146,7 @@ if ('skip' in browser) {
       await record.locator('summary').first().click();
       await record.locator('table.nested th', { hasText: 'response' }).waitFor();
       await record.locator('tr:has(> th:text-is("response")) > td > details > summary').click();
+      await record.locator('th', { hasText: 'status_code' }).waitFor();
       assert.match(await record.innerText(), /status_code\s+200/);
       // Raw rows with a time column: bars of rows per time bucket, all 40 rows counted.
       await page.locator('#chart .uplot canvas').waitFor();
@@ -193,6 +194,9 @@ if ('skip' in browser) {
       await page.click('#run');
       await page.locator('#error .code', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
       assert.match(await text('#error .message'), /Table not found in CTE: \(postgres\.logs\)/);
+      // The endpoint's usage (GET /api/endpoints/:id/stats) follows the runs of this session.
+      await page.locator('#endpoint-usage', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
+      assert.match(await text('#endpoint-usage'), /Last hour: 5 calls · 2 errors · p50 \d+ ms/);
     });
 
     test('saving a query makes a new endpoint that runs over HTTP', async () => {
@@ -252,6 +256,7 @@ if ('skip' in browser) {
       const cells = page.locator('#result-table > tbody > tr').first().locator('td');
       assert.equal(await cells.nth(2).innerText(), MARKUP);
       await cells.nth(3).locator('summary').first().click();
+      await cells.nth(3).locator('table.nested').waitFor(); // built when first opened
       assert.match(await cells.nth(3).innerText(), /note\s+<img src=x/);
       assert.equal(await page.locator('#result-table img, #result-table b').count(), 0);
       assert.equal(await page.evaluate('window.__pwned'), undefined);

@@ -124,6 +124,24 @@ describe('scopes', () => {
   });
 });
 
+describe('immutable trees', () => {
+  test('the parsed and merged AST is frozen at every node, so a cached tree cannot be edited', () => {
+    const p = prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select id, count(*) over (partition by id) as n from edge_logs order by id limit 5' }, catalog, sandboxable: true });
+    let nodes = 0;
+    const visit = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null) return;
+      nodes++;
+      assert.ok(Object.isFrozen(x), `not frozen: ${JSON.stringify(x).slice(0, 80)}`);
+      for (const v of Object.values(x)) visit(v);
+    };
+    visit(p.ast);
+    assert.ok(nodes > 100);
+    assert.throws(() => {
+      (p.ast as { limit?: unknown }).limit = undefined;
+    }, TypeError);
+  });
+});
+
 describe('boundaries', () => {
   test('src/sql imports no engine and no DuckDB', () => {
     const dir = path.join(import.meta.dirname, '../../src/sql');
@@ -131,5 +149,15 @@ describe('boundaries', () => {
       const text = readFileSync(path.join(dir, f), 'utf8');
       assert.doesNotMatch(text, /from '(\.\.\/engines\/|[^']*\/engines\/|@duckdb)/, f);
     }
+  });
+});
+
+describe('the function registry in the docs', () => {
+  test('docs/SQL.md names every registered function and states the count', async () => {
+    const { functionNames } = await import('../../src/sql/functions.ts');
+    const doc = readFileSync(path.join(import.meta.dirname, '../../docs/SQL.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Functions'), doc.indexOf('## Results'));
+    for (const name of functionNames) assert.match(section, new RegExp(`\`${name}[(\`]`), `${name} is not in docs/SQL.md`);
+    assert.match(section, new RegExp(`\\*\\*${functionNames.length} functions\\*\\*`));
   });
 });

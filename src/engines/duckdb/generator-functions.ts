@@ -8,6 +8,7 @@
  * timestamps in UTC, DATETIME kept apart from TIMESTAMP so results encode differently. Types and
  * argument coercions were settled by the semantic pass; entries only print.
  */
+import { QuarryError } from '../../errors.ts';
 import type { DatePart } from '../../sql/ast.ts';
 import type { FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
@@ -16,6 +17,12 @@ import { isScalar } from '../../sql/types.ts';
 /** The longest list generate_timestamp_array may build. */
 export const MAX_GENERATED_ELEMENTS = 100_000;
 export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
+const TOO_MANY_ARRAY = `the array would have more than ${MAX_GENERATED_ELEMENTS} elements`;
+
+function safeArithmetic(call: RFunc, op: '+' | '-' | '*', a: Printed, b: Printed): string {
+  if (!isScalar(call.type, 'int')) return `(${a.sql} ${op} ${b.sql})`;
+  return `TRY_CAST(CAST(${a.sql} AS HUGEINT) ${op} CAST(${b.sql} AS HUGEINT) AS BIGINT)`;
+}
 
 /** DuckDB date_trunc / date_diff part names. */
 export function duckPart(part: DatePart): string {
@@ -97,8 +104,39 @@ export const duckDbFunctions: FunctionTable = {
   ltrim: simple('ltrim'),
   rtrim: simple('rtrim'),
   replace: simple('replace'),
-  json_value: t(['json_extract_string'], (_c, args) => `json_extract_string(${list(args)})`),
-  json_extract_scalar: t(['json_extract_string'], (_c, args) => `json_extract_string(${list(args)})`),
+  char_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  character_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  byte_length: t(['strlen', 'octet_length'], (_c, [x]) => (isScalar(x!.type, 'bytes') ? `octet_length(${x!.sql})` : `strlen(${x!.sql})`)),
+  octet_length: t(['strlen', 'octet_length'], (_c, [x]) => (isScalar(x!.type, 'bytes') ? `octet_length(${x!.sql})` : `strlen(${x!.sql})`)),
+  // BigQuery gives 0 for the empty string; DuckDB's unicode() gives -1.
+  ascii: t(['unicode'], (_c, [x]) => `CASE WHEN ${x!.sql} = '' THEN 0 ELSE unicode(${x!.sql}) END`),
+  unicode: t(['unicode'], (_c, [x]) => `CASE WHEN ${x!.sql} = '' THEN 0 ELSE unicode(${x!.sql}) END`),
+  chr: t(['chr'], (_c, [x]) => `chr(CAST(${x!.sql} AS INTEGER))`),
+  left: simple('left'),
+  right: simple('right'),
+  lpad: t(['lpad'], (_c, [x, n, pad]) => `lpad(${x!.sql}, CAST(${n!.sql} AS INTEGER), ${pad ? pad.sql : "' '"})`),
+  rpad: t(['rpad'], (_c, [x, n, pad]) => `rpad(${x!.sql}, CAST(${n!.sql} AS INTEGER), ${pad ? pad.sql : "' '"})`),
+  repeat: simple('repeat'),
+  reverse: simple('reverse'),
+  translate: simple('translate'),
+  regexp_extract_all: t(['regexp_extract_all'], (call, [x, re]) => `regexp_extract_all(${x!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0})`),
+  regexp_substr: t(['regexp_matches', 'regexp_extract'], (call, [x, re]) => {
+    const group = captureGroups(call) > 0 ? 1 : 0;
+    return `CASE WHEN regexp_matches(${x!.sql}, ${re!.sql}) THEN regexp_extract(${x!.sql}, ${re!.sql}, ${group}) END`;
+  }),
+  to_base64: simple('to_base64'),
+  from_base64: simple('from_base64'),
+  to_hex: t(['lower', 'hex'], (_c, [x]) => `lower(hex(${x!.sql}))`),
+  from_hex: simple('unhex'),
+  // BigQuery's hashes are BYTES; DuckDB's are hex text.
+  md5: t(['unhex', 'md5'], (_c, [x]) => `unhex(md5(${x!.sql}))`),
+  sha1: t(['unhex', 'sha1'], (_c, [x]) => `unhex(sha1(${x!.sql}))`),
+  sha256: t(['unhex', 'sha256'], (_c, [x]) => `unhex(sha256(${x!.sql}))`),
+  json_value: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
+  json_extract_scalar: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
+  json_query: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  json_extract: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  to_json_string: t(['to_json'], (_c, [x]) => `CAST(to_json(${x!.sql}) AS VARCHAR)`),
 
   ifnull: t(['coalesce'], (_c, args) => `coalesce(${list(args)})`),
   coalesce: simple('coalesce'),
@@ -106,6 +144,8 @@ export const duckDbFunctions: FunctionTable = {
   if: t([], (_c, [c, a, b]) => `CASE WHEN ${c!.sql} THEN ${a!.sql} ELSE ${b!.sql} END`),
   greatest: simple('greatest'),
   least: simple('least'),
+  zeroifnull: t(['coalesce'], (_c, [x]) => `coalesce(${x!.sql}, 0)`),
+  nullifzero: t(['nullif'], (_c, [x]) => `nullif(${x!.sql}, 0)`),
 
   abs: simple('abs'),
   round: t(['round'], (_c, [x, d]) => `round(CAST(${x!.sql} AS DOUBLE)${d ? `, ${d.sql}` : ''})`),
@@ -117,6 +157,38 @@ export const duckDbFunctions: FunctionTable = {
   pow: simple('pow'),
   power: t(['pow'], (_c, args) => `pow(${list(args)})`),
   safe_divide: t(['/'], (_c, [a, b]) => `CASE WHEN ${b!.sql} = 0 THEN NULL ELSE ${a!.sql} / ${b!.sql} END`),
+  // Integer overflow is NULL: computed in HUGEINT, then narrowed back with TRY_CAST.
+  safe_add: t(['+'], (call, [a, b]) => safeArithmetic(call, '+', a!, b!)),
+  safe_subtract: t(['-'], (call, [a, b]) => safeArithmetic(call, '-', a!, b!)),
+  safe_multiply: t(['*'], (call, [a, b]) => safeArithmetic(call, '*', a!, b!)),
+  safe_negate: t(['-'], (call, [x]) => (isScalar(call.type, 'int') ? `TRY_CAST(-CAST(${x!.sql} AS HUGEINT) AS BIGINT)` : `(-${x!.sql})`)),
+  ieee_divide: t(['/'], (_c, [a, b]) => `(CAST(${a!.sql} AS DOUBLE) / ${b!.sql})`),
+  sign: simple('sign'),
+  is_inf: t(['isinf'], (_c, [x]) => `isinf(CAST(${x!.sql} AS DOUBLE))`),
+  is_nan: t(['isnan'], (_c, [x]) => `isnan(CAST(${x!.sql} AS DOUBLE))`),
+  exp: simple('exp'),
+  ln: simple('ln'),
+  // BigQuery's LOG(x) is the natural logarithm (DuckDB's is base 10); LOG(x, b) is base b.
+  log: t(['ln', '/'], (_c, [x, b]) => (b ? `(ln(${x!.sql}) / ln(${b.sql}))` : `ln(${x!.sql})`)),
+  log10: simple('log10'),
+  cbrt: simple('cbrt'),
+  trunc: t(['trunc'], (_c, [x, n]) => (n ? `trunc(CAST(${x!.sql} AS DOUBLE), CAST(${n.sql} AS INTEGER))` : `trunc(CAST(${x!.sql} AS DOUBLE))`)),
+  ceiling: t(['ceil'], (_c, [x]) => `ceil(${x!.sql})`),
+  cos: simple('cos'),
+  sin: simple('sin'),
+  tan: simple('tan'),
+  acos: simple('acos'),
+  asin: simple('asin'),
+  atan: simple('atan'),
+  atan2: simple('atan2'),
+  cosh: simple('cosh'),
+  sinh: simple('sinh'),
+  tanh: simple('tanh'),
+  acosh: simple('acosh'),
+  asinh: simple('asinh'),
+  atanh: simple('atanh'),
+  cot: simple('cot'),
+  rand: t(['random'], () => 'random()'),
 
   array_length: t(['len'], (_c, [a]) =>
     // A record is BigQuery's one-element repeated record.
@@ -128,6 +200,23 @@ export const duckDbFunctions: FunctionTable = {
     const count = `((epoch_us(${e!.sql}) - epoch_us(${s!.sql})) // epoch_us(${step!.sql}))`;
     return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ELEMENTS}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${step!.sql}) END)`;
   }),
+
+  generate_date_array: t(['epoch_us', '//', '-', 'error', 'generate_series', 'to_days'], (_c, [s, e, step]) => {
+    const [from, to] = [`CAST(${s!.sql} AS TIMESTAMP)`, `CAST(${e!.sql} AS TIMESTAMP)`];
+    const by = step ? step.sql : 'to_days(1)';
+    const count = `((epoch_us(${to}) - epoch_us(${from})) // epoch_us(${by}))`;
+    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE CAST(generate_series(${from}, ${to}, ${by}) AS DATE[]) END)`;
+  }),
+  generate_array: t(['//', '-', 'error', 'generate_series', 'abs'], (_c, [s, e, step]) => {
+    const by = step ? step.sql : '1';
+    const count = `abs((${e!.sql} - ${s!.sql}) // ${by})`;
+    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${by}) END)`;
+  }),
+  array_concat: t(['list_concat'], (_c, args) => args.slice(1).reduce((acc, a) => `list_concat(${acc}, ${a.sql})`, args[0]!.sql)),
+  array_reverse: t(['list_reverse'], (_c, [x]) => `list_reverse(${x!.sql})`),
+  array_to_string: t(['array_to_string'], (_c, [x, sep]) => `array_to_string(${x!.sql}, ${sep!.sql})`),
+  array_first: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, 1)`),
+  array_last: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, -1)`),
 
   current_timestamp: t(['get_current_timestamp'], () => 'CAST(get_current_timestamp() AS TIMESTAMP)'),
   current_datetime: t(['get_current_timestamp', 'timezone'], (_c, args) => tzConvert('get_current_timestamp()', zone(args, 0))),
@@ -153,14 +242,34 @@ export const duckDbFunctions: FunctionTable = {
   datetime_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   date_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   format_timestamp: t(['strftime', 'timezone'], (_c, [fmt, ts, tz]) => `strftime(${tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql}, ${fmt!.sql})`),
-  datetime: t(['timezone'], (_c, [x, tz]) => (tz ? tzConvert(asTimestamp(x!), tz.sql) : `CAST(${x!.sql} AS TIMESTAMP)`)),
+  datetime: t(['timezone', 'make_timestamp'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 6) return `make_timestamp(${args.map((a) => `CAST(${a.sql} AS ${a === args[5] ? 'DOUBLE' : 'BIGINT'})`).join(', ')})`;
+    if (args.length > 2) throw new QuarryError('INVALID_QUERY', 'DATETIME takes 1, 2 or 6 arguments');
+    return tz ? tzConvert(asTimestamp(x!), tz.sql) : `CAST(${x!.sql} AS TIMESTAMP)`;
+  }),
   timestamp: t(['timezone'], (_c, [x, tz]) => {
     if (tz) return `CAST(timezone(${tz.sql}, CAST(${x!.sql} AS TIMESTAMP)) AS TIMESTAMP)`;
     if (isScalar(x!.type, 'timestamp')) return x!.sql;
     if (isScalar(x!.type, 'datetime') || isScalar(x!.type, 'date')) return `CAST(${x!.sql} AS TIMESTAMP)`;
     return stringToTimestamp(x!.sql);
   }),
-  date: t(['timezone'], (_c, [x, tz]) => `CAST(${tz ? tzConvert(asTimestamp(x!), tz.sql) : x!.sql} AS DATE)`),
+  date: t(['timezone', 'make_date'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a.sql} AS BIGINT)`).join(', ')})`;
+    return `CAST(${tz ? tzConvert(asTimestamp(x!), tz.sql) : x!.sql} AS DATE)`;
+  }),
+  unix_date: t(['date_diff'], (_c, [d]) => `date_diff('day', DATE '1970-01-01', ${d!.sql})`),
+  date_from_unix_date: t(['to_days', '+'], (_c, [n]) => `CAST(DATE '1970-01-01' + to_days(CAST(${n!.sql} AS INTEGER)) AS DATE)`),
+  format_date: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
+  format_datetime: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
+  // strptime gives TIMESTAMPTZ when the format reads a zone (%z): back to UTC TIMESTAMP.
+  parse_timestamp: t(['strptime', 'timezone'], (_c, [fmt, x, tz]) =>
+    tz ? `CAST(timezone(${tz.sql}, CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)) AS TIMESTAMP)` : `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`,
+  ),
+  parse_datetime: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`),
+  parse_date: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS DATE)`),
+  last_day: t(['last_day'], (_c, [d]) => `last_day(${d!.sql})`),
   unix_micros: t(['epoch_us'], (_c, [x]) => `epoch_us(${x!.sql})`),
   unix_millis: t(['epoch_ms'], (_c, [x]) => `epoch_ms(${x!.sql})`),
   unix_seconds: t(['epoch_us', 'floor', '/'], (_c, [x]) => `CAST(floor(epoch_us(${x!.sql}) / 1000000) AS BIGINT)`),
@@ -182,6 +291,18 @@ export const duckDbFunctions: FunctionTable = {
   logical_and: aggregate('bool_and'),
   stddev: aggregate('stddev_samp'),
   variance: aggregate('var_samp'),
+  stddev_samp: aggregate('stddev_samp'),
+  stddev_pop: aggregate('stddev_pop'),
+  var_samp: aggregate('var_samp'),
+  var_pop: aggregate('var_pop'),
+  corr: aggregate('corr'),
+  covar_pop: aggregate('covar_pop'),
+  covar_samp: aggregate('covar_samp'),
+  bit_and: aggregate('bit_and'),
+  bit_or: aggregate('bit_or'),
+  bit_xor: aggregate('bit_xor'),
+  max_by: aggregate('arg_max'),
+  min_by: aggregate('arg_min'),
   approx_count_distinct: t(['count'], (call, [x], ctx) => `count(DISTINCT ${x!.sql})${ctx.over(call)}`),
   string_agg: t(['string_agg'], (call, [x, sep], ctx) => {
     const distinct = call.distinct ? 'DISTINCT ' : '';
@@ -212,4 +333,7 @@ export const duckDbFunctions: FunctionTable = {
   lead: aggregate('lead'),
   first_value: valueWindow('first_value'),
   last_value: valueWindow('last_value'),
+  nth_value: t(['nth_value'], (call, [x, n], ctx) => `nth_value(${x!.sql}, ${n!.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`),
+  percentile_cont: t(['quantile_cont'], (call, [x, p], ctx) => `quantile_cont(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
+  percentile_disc: t(['quantile_disc'], (call, [x, p], ctx) => `quantile_disc(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
 };

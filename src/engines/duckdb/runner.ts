@@ -151,7 +151,7 @@ export class DuckDbQueryRunner implements QueryEngine {
           if (bytes > maxBytes) throw resultTooLarge(maxBytes);
         }
       }
-      return { rows, warnings: generated.warnings };
+      return { rows, columns: names, warnings: generated.warnings };
     } catch (e) {
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       throw mapDuckDbError(e);
