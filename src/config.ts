@@ -31,7 +31,7 @@ export interface Config {
   /** Queries running at once, and waiting for a turn; past that a query gets 503 OVERLOADED. */
   maxConcurrentQueries: number;
   maxQueuedQueries: number;
-  /** Queries one token may run at once; the rest wait (default: one fewer than the concurrency). */
+  /** Queries one token may run at once; the rest wait (default: half the concurrency, at least 1). */
   maxQueriesPerToken: number;
   /**
    * Memory for the whole process, bytes (MEMORY_BUDGET, default 2 GiB): DuckDB's memory_limit is
@@ -117,8 +117,9 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: positiveInt(env, 'QUERY_TIMEOUT_MS', 30_000),
     maxConcurrentQueries,
     maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
-    // One slot stays free for other tokens by default, so one token's flood never takes them all.
-    maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, maxConcurrentQueries - 1))),
+    // Half the slots by default: one token's flood leaves the rest to others, and on a small
+    // machine DuckDB already spreads each query over every core, so more at once adds little.
+    maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2)))),
     memoryBudgetBytes,
     memoryLimit: duckdbMemory ?? `${Math.floor(memoryBudgetBytes / 2 / 2 ** 20)}MiB`,
     responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),

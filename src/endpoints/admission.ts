@@ -2,7 +2,7 @@
  * Admission control for queries, fair between callers (tokens) and bounded in time:
  *
  * - at most `maxRunning` queries run at once, and one caller runs at most `maxPerCaller` of them
- *   (default `maxRunning - 1`), so a flood from one token always leaves a slot for the others;
+ *   (default half of them, at least 1), so a flood from one token leaves slots for the others;
  * - at most `maxWaiting` wait. A free slot goes to the callers in turn (round robin), each
  *   caller's own queries first come, first served. When the queue is full, a caller holding fewer
  *   waiting places than the largest holder takes that holder's newest place (which is answered
@@ -16,7 +16,7 @@ import { QuarryError } from '../errors.ts';
 export interface AdmissionOptions {
   maxRunning: number;
   maxWaiting: number;
-  /** Queries one caller may run at once (default `maxRunning - 1`, at least 1). */
+  /** Queries one caller may run at once (default half of `maxRunning`, at least 1). */
   maxPerCaller?: number;
   /** Sent as Retry-After when refusing. */
   retryAfterSeconds?: number;
@@ -54,7 +54,7 @@ export class Admission {
     if (options.maxRunning < 1) throw new RangeError('maxRunning must be at least 1');
     this.#maxRunning = options.maxRunning;
     this.#maxWaiting = options.maxWaiting;
-    this.#maxPerCaller = Math.max(1, Math.min(options.maxPerCaller ?? options.maxRunning - 1, options.maxRunning));
+    this.#maxPerCaller = Math.max(1, Math.min(options.maxPerCaller ?? Math.floor(options.maxRunning / 2), options.maxRunning));
     this.#retryAfter = options.retryAfterSeconds ?? 1;
     this.#now = options.now ?? (() => performance.now());
   }

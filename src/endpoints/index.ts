@@ -30,7 +30,7 @@ export interface OpenEndpointsOptions {
   /** Queries running at once (default 4) and waiting for a turn (default 64); past that: 503. */
   maxConcurrentQueries?: number;
   maxQueuedQueries?: number;
-  /** Queries one token may run at once (default: one fewer than maxConcurrentQueries). */
+  /** Queries one token may run at once (default: half of maxConcurrentQueries, at least 1). */
   maxQueriesPerToken?: number;
   /** Largest response body in bytes (default 64 MiB). */
   maxResponseBytes?: number;

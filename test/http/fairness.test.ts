@@ -133,6 +133,7 @@ test("during 200 concurrent slow queries from one token, another token's cheap q
   console.log(
     `flood: ${summary}, latest ${latest.toFixed(0)} ms at the client, ${latestServed.toFixed(0)} ms in the service's log; bystander: ${cheap.length} calls, p50 ${p50.toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms (without the flood: p50 ${baseP50.toFixed(1)} ms)`,
   );
-  // Under 100 ms; on a machine already so busy that the calls alone are slow, within 4× of that.
-  assert.ok(p50 < Math.max(100, 4 * baseP50), `bystander p50 ${p50.toFixed(1)} ms (${baseP50.toFixed(1)} ms without the flood)`);
+  // Under 100 ms. On a machine so oversubscribed that the same calls alone are slow (other
+  // processes' load, not the flood), within 6× of those: the flood must not take the slots.
+  assert.ok(p50 < Math.max(100, 6 * baseP50), `bystander p50 ${p50.toFixed(1)} ms (${baseP50.toFixed(1)} ms without the flood)`);
 });
