@@ -46,6 +46,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
   });
   const meta = serial(await engine.metadataConnection());
   const sources = await openSourceRepository(meta);
