@@ -26,6 +26,8 @@ export interface Config {
   checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
+  /** Also accepted by GET /metrics, besides private-scope tokens (CONTRACT §1). */
+  metricsToken?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -60,6 +62,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
   const legacy = optional(env, 'LOGFLARE_API_KEY');
   const mem = optional(env, 'DUCKDB_MEMORY_LIMIT');
+  const metricsToken = optional(env, 'METRICS_TOKEN');
+  if (metricsToken) config.metricsToken = metricsToken;
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;

@@ -9,13 +9,17 @@ import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath } from './config.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
+import { fanOut } from './endpoints/observation.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
 import { registerEndpointRoutes } from './http/endpoint-routes.ts';
 import { ingestRoutes } from './http/ingest-routes.ts';
+import { metricsRoutes } from './http/metrics-routes.ts';
 import type { SourceAdmin } from './http/source-routes.ts';
 import { IngestService } from './ingest/pipeline.ts';
 import { serial } from './metadata/connection.ts';
+import { QuarryMetrics } from './metrics/metrics.ts';
+import { StorageUsageProbe } from './metrics/storage-usage.ts';
 import { type SourceRepository, openSourceRepository, supabaseSources } from './metadata/sources.ts';
 import { openTokenRepository } from './metadata/tokens.ts';
 import { RetentionTask } from './storage/retention.ts';
@@ -37,8 +41,10 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
 }
 
 export interface StartOptions {
-  /** The result cache's clock (tests move it by hand). */
+  /** The result cache's and the endpoint stats' clock (tests move it by hand). */
   clock?: Clock;
+  /** How long a storage measurement for the metrics is reused (default 5 s). */
+  storageMetricsMaxAgeMs?: number;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -72,6 +78,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await sources.delete(id);
       await tables.drop(id);
     },
+    schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
   await seedSources(sources, sourceAdmin);
   for (const source of sources.list()) await tables.ensure(source);
@@ -93,6 +100,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
+  const storageUsage = new StorageUsageProbe({
+    dataDir: config.dataDir,
+    ...(options.storageMetricsMaxAgeMs !== undefined ? { maxAgeMs: options.storageMetricsMaxAgeMs } : {}),
+    sources: () => tables.catalog.list().map((s) => ({ name: s.name, table: s.table })),
+    ...(engine.storage.countRows ? { countRows: (t: readonly string[]) => engine.storage.countRows!(t) } : {}),
+  });
+  const metrics = new QuarryMetrics({
+    admission: () => endpoints.admission,
+    cache: () => endpoints.cache.stats(),
+    storage: () => storageUsage.get(),
+    sourceNames: () => sources.list().map((s) => s.name),
+    endpointNames: () => endpoints.repository.list().map((e) => e.name),
+  });
+
   // Storage and metadata need no files, network, extensions or settings from here on.
   await engine.lockDown();
 
@@ -105,8 +126,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     async register(a) {
-      await a.register(ingestRoutes, { auth, sources, ingest, bodyLimitBytes: config.bodyLimitBytes });
-      await registerEndpointRoutes(a, { auth, runner: endpoints.runner, service: endpoints.service });
+      await a.register(ingestRoutes, {
+        auth,
+        sources,
+        ingest,
+        bodyLimitBytes: config.bodyLimitBytes,
+        observe: metrics.observeIngest,
+      });
+      await registerEndpointRoutes(a, {
+        auth,
+        runner: endpoints.runner,
+        service: endpoints.service,
+        stats: endpoints.stats,
+        observe: fanOut(endpoints.stats.record, metrics.observeQuery),
+      });
+      await a.register(metricsRoutes, {
+        auth,
+        metrics,
+        ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      });
     },
   });
   await app.listen({ port: config.port, host: config.host });

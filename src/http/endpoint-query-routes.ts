@@ -5,14 +5,32 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
-import type { EndpointRunner } from '../endpoints/runner.ts';
+import type { Endpoint } from '../endpoints/model.ts';
+import type { QueryObserver } from '../endpoints/observation.ts';
+import type { EndpointRunner, RunOutcome } from '../endpoints/runner.ts';
 import { mergeParams } from '../endpoints/params.ts';
 import { QuarryError } from '../errors.ts';
+import { toQuarryError } from './errors.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 export interface EndpointQueryRoutesOptions {
   auth: Auth;
   runner: EndpointRunner;
+  /** Told about every run of an existing endpoint once answered (stats, metrics). */
+  observe?: QueryObserver;
+}
+
+/** What the observer hears about a request: set as the run goes. */
+interface RunTrace {
+  endpoint: Endpoint;
+  outcome?: RunOutcome;
+  error?: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    endpointRun?: RunTrace;
+  }
 }
 
 const PathParams = Type.Object({
@@ -81,8 +99,27 @@ function headerSafe(text: string): string {
 
 export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (
   app,
-  { auth, runner },
+  { auth, runner, observe },
 ) => {
+  if (observe) {
+    app.addHook('onError', async (req, _reply, error) => {
+      if (req.endpointRun) req.endpointRun.error = error;
+    });
+    app.addHook('onResponse', async (req, reply) => {
+      const trace = req.endpointRun;
+      if (!trace) return;
+      const error = trace.error === undefined ? undefined : toQuarryError(trace.error);
+      observe({
+        endpointId: trace.endpoint.id,
+        endpointName: trace.endpoint.name,
+        durationMs: reply.elapsedTime,
+        cache: error ? undefined : trace.outcome?.cache,
+        rows: error ? 0 : (trace.outcome?.rowCount ?? 0),
+        ...(error ? { error: { code: error.code, status: error.status, message: error.message } } : {}),
+      });
+    });
+  }
+
   async function run(req: FastifyRequest, reply: FastifyReply, idOrName: string, body: unknown) {
     const endpoint = runner.resolve(idOrName);
     if (!endpoint) {
@@ -92,12 +129,15 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
       }
       throw new QuarryError('NOT_FOUND', `No endpoint with id or name "${idOrName}".`);
     }
+    const trace: RunTrace = { endpoint };
+    req.endpointRun = trace;
     if (endpoint.enable_auth) auth.require(req, { kind: 'query', endpointId: endpoint.id });
 
     const outcome = await runner.run(endpoint, {
       params: mergeParams(req.query, body),
       redactHeader: req.headers[REDACT_HEADER],
     });
+    trace.outcome = outcome;
     reply.header('X-Cache', outcome.cache).header('Age', String(outcome.ageSeconds));
     if (outcome.warnings.length > 0) reply.header('X-Query-Warnings', headerSafe(outcome.warnings.join(', ')));
     return reply.code(200).type('application/json; charset=utf-8').send(outcome.json);

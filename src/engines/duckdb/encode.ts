@@ -113,6 +113,8 @@ function columnEncoder(type: DuckDBType, vtype: VType | undefined): Encoder {
   if (vtype?.k === 'scalar' && vtype.t === 'datetime' && type.typeId === DuckDBTypeId.TIMESTAMP) {
     return (v, i) => encodeValue(v.getItem(i), vtype);
   }
+  // A STRUCT the query built is an object; an event's record a one-element array.
+  if (vtype?.k === 'record' && vtype.value === true) return encoderFor(type, true);
   return encoderFor(type, false);
 }
 
