@@ -134,6 +134,19 @@ el.signInForm.addEventListener('submit', async (event) => {
   }
 });
 
+/**
+ * A token revoked while the page is open: back to the sign-in form, saying why.
+ * @param {unknown} e
+ */
+function signedOut(e) {
+  if (!(e instanceof ApiError && e.status === 401)) return false;
+  forgetToken();
+  state.current = undefined;
+  clearChart();
+  showSignIn(`Signed out: ${e.message}`);
+  return true;
+}
+
 el.signOut.addEventListener('click', () => {
   forgetToken();
   state.current = undefined;
@@ -237,6 +250,43 @@ function initialValue(p, remembered) {
   return p.name === 'project' ? 'default' : '';
 }
 
+/**
+ * The control for one parameter: a choice for bool and enum parameters (when the endpoint lists
+ * the values), a date picker for dates, text otherwise. Empty means "not sent" (NULL, or the
+ * parameter's default on the server).
+ * @param {ParamSpec} p
+ * @param {string} id
+ * @param {string} value
+ * @returns {HTMLElement}
+ */
+function paramControl(p, id, value) {
+  const common = { id, name: p.name, 'data-param': p.name, required: p.required === true };
+  const choices = p.type === 'bool' ? ['true', 'false'] : p.type === 'enum' && Array.isArray(p.values) ? p.values.map(String) : undefined;
+  if (choices) {
+    return h(
+      'select',
+      common,
+      h('option', { value: '' }, p.required ? 'choose…' : '(not sent)'),
+      choices.map((c) => h('option', { value: c, selected: c === value }, c)),
+    );
+  }
+  const placeholders = /** @type {Record<string, string>} */ ({
+    int: 'a whole number',
+    float: 'a number',
+    timestamp: 'e.g. 2026-11-21T10:00:00Z',
+    string: 'text',
+  });
+  const hint = p.type ? (placeholders[p.type] ?? p.type) : 'empty = NULL';
+  return h('input', {
+    ...common,
+    type: p.type === 'date' ? 'date' : 'text',
+    inputmode: p.type === 'int' || p.type === 'float' ? 'decimal' : undefined,
+    spellcheck: 'false',
+    value,
+    placeholder: p.required ? `${hint} (required)` : hint,
+  });
+}
+
 /** @param {Endpoint} ep */
 function renderParams(ep) {
   const specs = paramSpecs(ep);
@@ -246,20 +296,11 @@ function renderParams(ep) {
     el.paramFields,
     specs.map((p) => {
       const id = `param-${p.name}`;
-      const input = h('input', {
-        id,
-        name: p.name,
-        'data-param': p.name,
-        spellcheck: 'false',
-        value: initialValue(p, remembered),
-        placeholder: p.type ? `${p.type}${p.required ? ', required' : ''}` : 'empty = NULL',
-        required: p.required === true,
-      });
       return h(
         'div',
         { class: 'param' },
-        h('label', { for: id }, `@${p.name}`),
-        input,
+        h('label', { for: id, title: p.type ? `type ${p.type}` : 'bound as a string' }, `@${p.name}`, p.type ? h('span', { class: 'type' }, ` ${p.type}`) : null),
+        paramControl(p, id, initialValue(p, remembered)),
         p.description ? h('span', { class: 'hint' }, p.description) : null,
       );
     }),
@@ -409,9 +450,9 @@ for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
 function paramValues() {
   /** @type {Record<string, string>} */
   const values = {};
-  for (const input of el.paramFields.querySelectorAll('input[data-param]')) {
-    const i = /** @type {HTMLInputElement} */ (input);
-    values[i.name] = i.value;
+  for (const control of el.paramFields.querySelectorAll('[data-param]')) {
+    const c = /** @type {HTMLInputElement | HTMLSelectElement} */ (control);
+    values[c.name] = c.value;
   }
   return values;
 }
@@ -435,6 +476,7 @@ async function run() {
     hideError();
     showResults(ep, answer);
   } catch (e) {
+    if (signedOut(e)) return;
     el.results.hidden = true;
     clearChart();
     showError(el.error, e, body[language] !== undefined ? { text, target: el.editor } : undefined);
@@ -572,6 +614,10 @@ el.saveForm.addEventListener('submit', async (event) => {
       el.notice.hidden = true;
     }, 8000);
   } catch (e) {
+    if (signedOut(e)) {
+      el.saveDialog.close();
+      return;
+    }
     showError(el.saveError, e, { text: el.saveQuery.value, target: el.saveQuery });
   }
 });
