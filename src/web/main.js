@@ -56,6 +56,8 @@ const el = {
   endpointUsage: byId('endpoint-usage'),
   queryForm: /** @type {HTMLFormElement} */ (byId('query-form')),
   editor: /** @type {HTMLTextAreaElement} */ (byId('editor')),
+  language: byId('language'),
+  runHint: byId('run-hint'),
   sandboxNote: byId('sandbox-note'),
   params: byId('params'),
   paramFields: byId('param-fields'),
@@ -284,10 +286,10 @@ function selectEndpoint(ep) {
   el.endpointUsage.hidden = true;
   showUsage(ep);
   el.params.hidden = !renderParams(el.paramFields, ep);
-  el.editor.disabled = !ep.sandboxable;
-  for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
-    /** @type {HTMLInputElement} */ (radio).disabled = !ep.sandboxable;
-  }
+  // Only a sandboxable endpoint takes a query of the caller's; the others take parameters.
+  el.editor.hidden = !ep.sandboxable;
+  el.language.hidden = !ep.sandboxable;
+  el.runHint.hidden = !ep.sandboxable;
   el.sandboxNote.textContent = ep.sandboxable
     ? 'Replaces the final SELECT; reads the saved query’s CTEs. Empty: run the saved query.'
     : 'Not sandboxable: runs its saved query; only the parameters apply.';

@@ -215,6 +215,9 @@ if ('skip' in browser) {
       assert.match(await text('#notice'), /Saved endpoint “edge\.per-minute”/);
       assert.equal(await text('#endpoint-name'), 'edge.per-minute');
       assert.equal(await text('#endpoint-list .active .nav-name'), 'edge.per-minute');
+      // Saved without sandboxing (the API's default): no editor, only its parameters.
+      assert.ok(await page.locator('#editor').isHidden());
+      assert.match(await text('#sandbox-note'), /Not sandboxable/);
       await page.click('#run');
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       await shot('07-saved-endpoint');
