@@ -37,7 +37,7 @@ describe('EndpointRunner with the real query side', () => {
   const add = (events: Record<string, unknown>[]) => ingest.ingest(SOURCE, events);
   const run = async (e: Endpoint, request: RunRequest) => {
     const out = await endpoints.runner.run(e, request);
-    return { ...out, rows: (JSON.parse(out.json) as { result: Record<string, unknown>[] }).result };
+    return { ...out, rows: (JSON.parse(out.body.json) as { result: Record<string, unknown>[] }).result };
   };
 
   before(async () => {
