@@ -1,5 +1,5 @@
 /**
- * Environment → typed configuration, in one place (CONTRACT §1).
+ * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
 
@@ -8,7 +8,7 @@ export interface Config {
   host: string;
   /** Everything the embedded default stores lives here. */
   dataDir: string;
-  /** Bootstrap tokens (CONTRACT §1). */
+  /** Bootstrap tokens (docs/API.md §1). */
   privateAccessToken?: string;
   publicAccessToken?: string;
   /** Older Supabase stacks: one key for ingest and query. */
@@ -26,7 +26,7 @@ export interface Config {
   checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
-  /** Also accepted by GET /metrics, besides private-scope tokens (CONTRACT §1). */
+  /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
 }
 
@@ -85,4 +85,9 @@ export function generatedTokenPath(config: Config): string {
 
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'quarry.duckdb');
+}
+
+/** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */
+export function metadataPath(config: Config): string {
+  return path.join(config.dataDir, 'metadata.duckdb');
 }

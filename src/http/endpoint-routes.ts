@@ -1,5 +1,5 @@
 /**
- * Endpoint management (CONTRACT §5, private scope): `GET/POST /api/endpoints`,
+ * Endpoint management (docs/API.md §5, private scope): `GET/POST /api/endpoints`,
  * `GET/PUT/PATCH/DELETE /api/endpoints/:id`. Invalid input is a 422 with per-field messages,
  * whether the JSON schema or the save-time query check found it.
  */

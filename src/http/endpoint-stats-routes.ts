@@ -1,5 +1,5 @@
 /**
- * `GET /api/endpoints/:id/stats` (CONTRACT §5, private scope): this node's usage of one endpoint
+ * `GET /api/endpoints/:id/stats` (docs/API.md §5, private scope): this node's usage of one endpoint
  * over the last hour and the last day.
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';

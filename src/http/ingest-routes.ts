@@ -1,5 +1,5 @@
 /**
- * Logflare-compatible ingest (CONTRACT §3): `POST /api/logs`, `/logs`, `/api/events` with
+ * Logflare-compatible ingest (docs/API.md §3): `POST /api/logs`, `/logs`, `/api/events` with
  * `?source_name=<name>` or `?source=<id>`. The token and the source are checked before the body is
  * read; the body is read raw (JSON, NDJSON, optionally gzip) and handed to the ingest pipeline,
  * which answers only once every event is durable.

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (CONTRACT §1): the Prometheus text format, for a token with the private scope or
+ * `GET /metrics` (docs/API.md §1): the Prometheus text format, for a token with the private scope or
  * the value of `METRICS_TOKEN` (so a scraper needs no management rights), sent like any token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The sandbox merge (CONTRACT §4): a caller's query replaces the saved query's final SELECT
+ * The sandbox merge (docs/API.md §4): a caller's query replaces the saved query's final SELECT
  * (with its ORDER BY and LIMIT), keeps the saved query's CTEs, and may add CTEs of its own.
  */
 import { QuarryError } from '../errors.ts';

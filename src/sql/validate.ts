@@ -1,5 +1,5 @@
 /**
- * Validation rules every query passes before any engine sees it (CONTRACT §4): allow-listed
+ * Validation rules every query passes before any engine sees it (docs/API.md §4): allow-listed
  * functions with the right number of arguments, and only the tables the query may read. Single
  * statement, SELECT only and no wildcards are already guaranteed by the parser's converter.
  */

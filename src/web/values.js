@@ -2,7 +2,7 @@
 /**
  * What the columns of a result hold, and how values read to a person.
  *
- * Results carry no types (CONTRACT §4: `{"result": [row, ...]}`), so the kind of a column is read
+ * Results carry no types (docs/API.md §4: `{"result": [row, ...]}`), so the kind of a column is read
  * off its values. A TIMESTAMP arrives as integer unix microseconds: a column is a timestamp when
  * every value is an integer between 2000-01-01 and 2100-01-01 in microseconds (10^14.9 to
  * 10^15.6: no count, duration or id in a log result comes near that range by accident).

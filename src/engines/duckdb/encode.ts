@@ -1,5 +1,5 @@
 /**
- * DuckDB values → the JSON Supabase Studio reads (CONTRACT §4): TIMESTAMP as integer unix
+ * DuckDB values → the JSON Supabase Studio reads (docs/API.md §4): TIMESTAMP as integer unix
  * microseconds, DATETIME as `2026-11-21T10:00:00`, DATE as `2026-11-21`, a record (STRUCT) as a
  * one-element array holding the object at every level, lists as arrays, 64-bit integers as numbers.
  *
