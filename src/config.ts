@@ -52,6 +52,8 @@ export interface Config {
   /** Seconds between retention sweeps. */
   retentionSweepSeconds: number;
   httpTimeouts: HttpTimeouts;
+  /** WAL size that triggers a DuckDB checkpoint, e.g. '64MiB' (the default; the crash test lowers it). */
+  checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
@@ -151,6 +153,13 @@ export function loadConfig(env: Env = process.env): Config {
     if (parseBytes(tempSize) === undefined) throw new Error(`DUCKDB_MAX_TEMP_SIZE must be a size such as 4GiB, got "${tempSize}"`);
     config.duckdbMaxTempSize = tempSize;
   }
+  const checkpoint = optional(env, 'DUCKDB_CHECKPOINT_THRESHOLD');
+  if (checkpoint) {
+    if (!/^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)$/i.test(checkpoint)) {
+      throw new Error(`DUCKDB_CHECKPOINT_THRESHOLD must be a size such as 64MiB, got "${checkpoint}"`);
+    }
+    config.checkpointThreshold = checkpoint;
+  }
   return config;
 }
 
@@ -161,4 +170,9 @@ export function generatedTokenPath(config: Config): string {
 
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'quarry.duckdb');
+}
+
+/** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */
+export function metadataPath(config: Config): string {
+  return path.join(config.dataDir, 'metadata.duckdb');
 }

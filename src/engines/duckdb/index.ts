@@ -1,8 +1,7 @@
 /**
- * The DuckDB engine, assembled: one embedded database file holding the source tables (and, beside
- * them, the metadata tables, through `metadataConnection`).
+ * The DuckDB engine, assembled: one embedded database file holding the source tables and their
+ * schema catalogue. (The embedded metadata store has its own file: metadata/records.ts.)
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
 import { lockDownDuckDb } from './lockdown.ts';
@@ -18,12 +17,12 @@ export interface DuckDbEngineOptions {
   threads?: number;
   /** Spill space in the temp directory beside the database file. */
   maxTempSize?: string;
+  /** WAL size that triggers a checkpoint (default 64MiB). */
+  checkpointThreshold?: string;
 }
 
 export interface DuckDbEngine extends Engine {
   readonly name: 'duckdb';
-  /** A connection for the metadata repositories, which live in the same database. */
-  metadataConnection(): Promise<DuckDBConnection>;
 }
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
@@ -32,6 +31,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     ...(options.memoryLimit !== undefined ? { memoryLimit: options.memoryLimit } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
+    ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
   });
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
@@ -40,7 +40,6 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     storage: stored.storage,
     query,
     sources: stored.sources,
-    metadataConnection: () => db.connect(),
     async lockDown() {
       const conn = await db.connect();
       try {
