@@ -41,6 +41,8 @@ export async function openEndpointRepository(db: SerialConnection): Promise<Endp
     labels VARCHAR,
     created_at TIMESTAMP NOT NULL,
     updated_at TIMESTAMP NOT NULL)`);
+  // Typed parameters, as JSON text (added after the first release).
+  await db.run('ALTER TABLE _quarry_endpoints ADD COLUMN IF NOT EXISTS params VARCHAR');
 
   const byId = new Map<string, Endpoint>();
   for (const r of await db.all('SELECT * FROM _quarry_endpoints ORDER BY created_at, name')) {
@@ -110,7 +112,8 @@ export async function openEndpointRepository(db: SerialConnection): Promise<Endp
 }
 
 function toValues(e: Endpoint): Record<string, string | number | boolean | null> {
-  return { ...endpointFields(e) };
+  const fields = endpointFields(e);
+  return { ...fields, params: fields.params === null ? null : JSON.stringify(fields.params) };
 }
 
 function fromRow(r: Row): Endpoint {
@@ -127,6 +130,7 @@ function fromRow(r: Row): Endpoint {
     enable_auth: r.enable_auth === true,
     redact_pii: r.redact_pii === true,
     labels: optStr(r.labels),
+    params: r.params === null || r.params === undefined ? null : (JSON.parse(str(r.params)) as Endpoint['params']),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
