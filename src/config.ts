@@ -77,3 +77,8 @@ export function generatedTokenPath(config: Config): string {
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'quarry.duckdb');
 }
+
+/** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */
+export function metadataPath(config: Config): string {
+  return path.join(config.dataDir, 'metadata.duckdb');
+}

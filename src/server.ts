@@ -1,13 +1,15 @@
 /**
- * Start-up and shutdown: config → engine (storage + query) → metadata → services → HTTP. `main.ts` calls this with
+ * Start-up and shutdown: config → metadata store → engine (storage + query) → services → HTTP.
+ * The composition root: the only module that picks implementations (engine, metadata store). `main.ts` calls this with
  * the environment's config; tests and the benchmark call it with their own.
  */
 import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
-import { type Config, databasePath } from './config.ts';
+import { type Config, databasePath, metadataPath } from './config.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
+import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { fanOut } from './endpoints/observation.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
@@ -17,11 +19,12 @@ import { ingestRoutes } from './http/ingest-routes.ts';
 import { metricsRoutes } from './http/metrics-routes.ts';
 import type { SourceAdmin } from './http/source-routes.ts';
 import { IngestService } from './ingest/pipeline.ts';
-import { serial } from './metadata/connection.ts';
 import { QuarryMetrics } from './metrics/metrics.ts';
 import { StorageUsageProbe } from './metrics/storage-usage.ts';
-import { type SourceRepository, openSourceRepository, supabaseSources } from './metadata/sources.ts';
-import { openTokenRepository } from './metadata/tokens.ts';
+import { seedSupabaseEndpoints } from './endpoints/seed.ts';
+import type { MetadataRecords } from './metadata/records.ts';
+import { type SourceRepository, supabaseSources } from './metadata/sources.ts';
+import { openMetadataStore } from './metadata/store.ts';
 import { RetentionTask } from './storage/retention.ts';
 
 export interface RunningServer {
@@ -40,6 +43,11 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
   }
 }
 
+/** The embedded metadata store: its own file in DATA_DIR. */
+function openMetadataRecords(config: Config, _onError: (e: unknown) => void): Promise<MetadataRecords> {
+  return openEmbeddedMetadata({ path: metadataPath(config), legacyDatabase: databasePath(config) });
+}
+
 export interface StartOptions {
   /** The result cache's and the endpoint stats' clock (tests move it by hand). */
   clock?: Clock;
@@ -49,14 +57,13 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
+  let logWarning: (e: unknown) => void = () => undefined;
+  const metadata = await openMetadataStore(await openMetadataRecords(config, (e) => logWarning(e)));
+  const { sources, tokens } = metadata;
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
   });
-  const meta = serial(await engine.metadataConnection());
-  const sources = await openSourceRepository(meta);
-  const tokens = await openTokenRepository(meta);
-  const boot = await bootstrapTokens(config, tokens);
   const auth = createAuth(tokens);
   const tables = engine.sources;
 
@@ -79,8 +86,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
-  await seedSources(sources, sourceAdmin);
-  for (const source of sources.list()) await tables.ensure(source);
 
   const ingest = new IngestService({ sources: tables, storage: engine.storage });
   const retention = new RetentionTask({
@@ -91,13 +96,38 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   retention.start();
 
   const endpoints = await openEndpoints({
-    db: meta,
+    repository: metadata.endpoints,
+    seed: false,
+    claimWarming: (key, holdMs) => metadata.claimWarming(key, holdMs),
     backend: createSqlBackend({ catalog: tables.catalog, engine: engine.query }),
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+
+  // What another node changed: its sources get tables here, its endpoint changes drop this
+  // node's cached results of them.
+  metadata.onChange(async (changes) => {
+    try {
+      for (const source of changes.sourcesChanged) await tables.ensure(source);
+      for (const source of changes.sourcesRemoved) await tables.drop(source.id);
+    } catch (e) {
+      logWarning(e);
+    }
+    for (const id of changes.endpointsChanged) {
+      endpoints.runner.invalidate(id);
+      if (!metadata.endpoints.get(id)) endpoints.stats.forget(id);
+    }
+  });
+  // One node at a time: the start-up tokens and the seeded sources and endpoints are made once.
+  const boot = await metadata.exclusive(async () => {
+    const result = await bootstrapTokens(config, tokens);
+    await seedSources(sources, sourceAdmin);
+    await seedSupabaseEndpoints(metadata.endpoints);
+    return result;
+  });
+  for (const source of sources.list()) await tables.ensure(source);
 
   const storageUsage = new StorageUsageProbe({
     dataDir: config.dataDir,
@@ -122,6 +152,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     tokens,
     sources: sourceAdmin,
     isReady: () => ready,
+    async problems() {
+      const health = await metadata.health();
+      return health.ok ? [] : [health.reason];
+    },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     savedEndpoints: {
@@ -150,6 +184,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     },
   });
+  logWarning = (e) => app.log.warn({ err: e }, 'metadata store: %s', e instanceof Error ? e.message : String(e));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -176,6 +211,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await retention.stop();
         await ingest.close();
         await engine.close();
+        await metadata.close();
       })();
       return closing;
     },

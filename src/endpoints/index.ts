@@ -4,20 +4,24 @@
  * the route plugins (registerEndpointRoutes in
  * src/http/endpoint-routes.ts).
  */
-import type { SerialConnection } from '../metadata/connection.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { Admission } from './admission.ts';
 import type { QueryBackend } from './backend.ts';
 import { ResultCache } from './cache.ts';
 import { type Clock, systemClock } from './clock.ts';
-import { type EndpointRepository, openEndpointRepository } from './repository.ts';
 import { type RunBody, EndpointRunner } from './runner.ts';
 import { seedSupabaseEndpoints } from './seed.ts';
 import { EndpointService } from './service.ts';
 import { EndpointStats } from './stats.ts';
 
 export interface OpenEndpointsOptions {
-  /** The metadata connection (the `_quarry_endpoints` table lives beside sources and tokens). */
-  db: SerialConnection;
+  /** Where endpoints are kept (the metadata store's endpoints). */
+  repository: EndpointRepository;
+  /**
+   * Claims the background refresh of one cached result, so that with several nodes at most one
+   * refreshes a given result at a time; default: always granted.
+   */
+  claimWarming?: (key: string, holdMs: number) => Promise<boolean>;
   backend: QueryBackend;
   /** Per-query time limit (config.queryTimeoutMs). */
   queryTimeoutMs: number;
@@ -47,13 +51,14 @@ export interface EndpointsModule {
 }
 
 export async function openEndpoints(options: OpenEndpointsOptions): Promise<EndpointsModule> {
-  const repository = await openEndpointRepository(options.db);
+  const repository = options.repository;
   if (options.seed ?? true) await seedSupabaseEndpoints(repository);
   const cache = new ResultCache<RunBody>({
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.cacheMaxEntries !== undefined ? { maxEntries: options.cacheMaxEntries } : {}),
     ...(options.cacheMaxBytes !== undefined ? { maxBytes: options.cacheMaxBytes } : {}),
     ...(options.onRefreshError ? { onRefreshError: options.onRefreshError } : {}),
+    ...(options.claimWarming ? { claimWarming: options.claimWarming } : {}),
   });
   const admission = new Admission({
     maxRunning: options.maxConcurrentQueries ?? 4,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { newEndpoint } from './model.ts';
-import type { EndpointRepository } from './repository.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { type SeedEndpoint, supabaseEndpoints } from './supabase/index.ts';
 
 /** Creates each seed endpoint that does not exist yet; returns the names it created. */

@@ -14,7 +14,7 @@ import {
   newEndpoint,
   throwIfInvalid,
 } from './model.ts';
-import type { EndpointRepository } from './repository.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { checkParamSpecs, normaliseParamSpecs } from './typed-params.ts';
 
 export interface EndpointServiceOptions {

@@ -34,6 +34,8 @@ export interface AppDeps {
   tokens: TokenRepository;
   sources: SourceAdmin;
   isReady: () => boolean;
+  /** What this node cannot reach right now, for /health (see health-routes.ts). */
+  problems?: () => Promise<string[]>;
   logLevel: string;
   bodyLimitBytes: number;
   /** Saved endpoints, each listed in the OpenAPI document as an operation of its own. */
@@ -86,7 +88,7 @@ export async function buildApp(deps: AppDeps) {
     },
   });
 
-  await app.register(healthRoutes, { isReady: deps.isReady });
+  await app.register(healthRoutes, { isReady: deps.isReady, ...(deps.problems ? { problems: deps.problems } : {}) });
   await app.register(explorerRoutes);
   await app.register(tokenRoutes, { auth: deps.auth, tokens: deps.tokens });
   await app.register(sourceRoutes, { auth: deps.auth, sources: deps.sources });
