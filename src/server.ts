@@ -63,6 +63,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
   });
   const auth = createAuth(tokens);
   const tables = engine.sources;

@@ -13,6 +13,8 @@ export interface DuckDbEngineOptions {
   path: string;
   /** Applied at lock-down, e.g. '4GB'. */
   memoryLimit?: string;
+  /** WAL size that triggers a checkpoint (default 64MiB). */
+  checkpointThreshold?: string;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -20,7 +22,10 @@ export interface DuckDbEngine extends Engine {
 }
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
-  const db = await openDuckDb({ path: options.path });
+  const db = await openDuckDb({
+    path: options.path,
+    ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
+  });
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   return {
