@@ -32,6 +32,13 @@ function edgeEvents(project: string, count: number) {
 /** Values are text, never markup: this must show as written and run nothing. */
 const MARKUP = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
 
+/** A saved query with typed parameters (and one, @note, left untyped). */
+const TYPED_SQL = `select t.timestamp, t.event_message, @kind as kind
+from \`cloudflare.logs.prod\` t cross join unnest(t.metadata) m cross join unnest(m.response) r
+where t.project = 'default' and (r.status_code >= 500) = @errors and t.timestamp >= @since
+  and date(t.timestamp) = @day and (@note is null or t.event_message like @note)
+order by t.timestamp`;
+
 const PER_MINUTE_SQL = `select timestamp_trunc(t.timestamp, minute) as minute,
   count(*) as requests,
   countif(r.status_code >= 500) as errors
@@ -275,6 +282,60 @@ if ('skip' in browser) {
       assert.equal(list.filter((e) => e.name.startsWith('edge.')).length, 1, 'only the good endpoint was saved');
     });
 
+    test('typed parameters get controls for their type, and a missing required one is named by the API', async () => {
+      const created = await s.fetch('/api/endpoints', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'edge.typed',
+          query: TYPED_SQL,
+          params: [
+            { name: 'since', type: 'timestamp', required: true, description: 'Rows from this instant on' },
+            { name: 'errors', type: 'bool', default: false },
+            { name: 'day', type: 'date', default: '2026-11-21' },
+            { name: 'kind', type: 'enum', values: ['edge', 'all'], default: 'edge' },
+          ],
+        }),
+      });
+      assert.equal(created.status, 201, await created.text());
+      await page.reload();
+      await page.locator('#workspace:not([hidden])').waitFor();
+      await page.click('#endpoint-list [data-endpoint="edge.typed"]');
+      const names = await page.locator('#param-fields [data-param]').evaluateAll((xs) => xs.map((x) => `${x.tagName}:${x.getAttribute('name')}`));
+      assert.deepEqual(names, ['INPUT:since', 'SELECT:errors', 'INPUT:day', 'SELECT:kind', 'INPUT:note'], 'typed first, then the undescribed @note');
+      assert.equal(await page.getAttribute('#param-day', 'type'), 'date');
+      assert.equal(await page.inputValue('#param-day'), '2026-11-21');
+      assert.deepEqual(await page.locator('#param-kind option').allInnerTexts(), ['(not sent)', 'edge', 'all']);
+      assert.equal(await page.inputValue('#param-kind'), 'edge');
+      assert.equal(await page.inputValue('#param-errors'), 'false');
+      assert.match(await text('#param-fields'), /Rows from this instant on/);
+      await shot('09-typed-parameters');
+
+      await runQuery();
+      assert.equal(await text('#error .code'), '400 BAD_REQUEST');
+      assert.match(await text('#error .message'), /Parameter "since" is required/);
+      await page.fill('#param-since', '2026-11-21T10:00:00Z');
+      await page.selectOption('#param-errors', 'true');
+      await runQuery();
+      assert.match(await text('#result-meta'), /^8 rows/);
+      assert.ok(await page.locator('#error').isHidden());
+      await page.fill('#param-since', 'yesterday-ish');
+      await runQuery();
+      assert.match(await text('#error .message'), /since/);
+
+      // A copy saved from here keeps the parameters' types.
+      await page.click('#save-open');
+      await page.fill('#save-name', 'edge.typed.copy');
+      await page.click('#save-confirm');
+      await page.locator('#endpoint-name', { hasText: 'edge.typed.copy' }).waitFor();
+      const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string; params?: { name: string; type: string }[] }[];
+      const copy = list.find((e) => e.name === 'edge.typed.copy');
+      assert.deepEqual(
+        copy?.params?.map((p) => `${p.name}:${p.type}`),
+        ['since:timestamp', 'errors:bool', 'day:date', 'kind:enum'],
+      );
+    });
+
     test('values from the data are shown as text, never run as markup', async () => {
       await page.click('#endpoint-list [data-endpoint="logs.all"]');
       await page.fill('#param-project', 'markup');
@@ -299,6 +360,7 @@ if ('skip' in browser) {
       await page.click('#sign-out');
       await page.locator('#sign-in:not([hidden])').waitFor();
       assert.equal(await storedToken(), null);
+      assert.equal(await page.evaluate('Object.keys(sessionStorage).length'), 0, 'query drafts are forgotten too');
     });
 
     test('a token revoked while the page is open leads back to sign-in, saying so', async () => {
