@@ -168,6 +168,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     httpTimeouts: config.httpTimeouts,
+    savedEndpoints: {
+      endpoints: () => endpoints.repository.list(),
+      declaredParams: (e) => endpoints.runner.declaredParams(e),
+    },
     async register(a) {
       await a.register(ingestRoutes, {
         auth,
