@@ -60,6 +60,11 @@ export class EndpointRunner {
   readonly #timeoutMs: number;
   readonly #admission: Admission;
   readonly #maxBytes: number;
+  /**
+   * The time limit less a margin for stopping the query and sending the answer (5%, at most
+   * 250 ms): the limit is when the caller has its answer, not when the interrupt is sent.
+   */
+  readonly #budgetMs: number;
   /** Parsed saved queries, per endpoint version (id + updated_at). */
   readonly #info = new Map<string, { version: string; info: Promise<SavedQueryInfo> }>();
 
@@ -70,6 +75,7 @@ export class EndpointRunner {
     this.#timeoutMs = options.timeoutMs;
     this.#admission = options.admission;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#budgetMs = options.timeoutMs - Math.min(250, options.timeoutMs * 0.05);
   }
 
   /** A path segment that parses as a UUID is an id; anything else is a name. */
@@ -95,8 +101,8 @@ export class EndpointRunner {
     let first = true;
     const compute = async (): Promise<Computed<RunBody>> => {
       const ticket = first
-        ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#timeoutMs }
-        : { caller: '(refresh)', deadline: performance.now() + this.#timeoutMs };
+        ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#budgetMs }
+        : { caller: '(refresh)', deadline: performance.now() + this.#budgetMs };
       first = false;
       const result = await this.#admission.run(ticket, (remainingMs) =>
         this.#backend.execute({
