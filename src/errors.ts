@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'INVALID_QUERY'
   | 'QUERY_TIMEOUT'
   | 'OVERLOADED'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 const defaultStatus: Record<ErrorCode, number> = {
@@ -32,6 +33,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   INVALID_QUERY: 400,
   QUERY_TIMEOUT: 504,
   OVERLOADED: 503,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath, metadataPath } from './config.ts';
+import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
@@ -22,6 +23,7 @@ import { IngestService } from './ingest/pipeline.ts';
 import { QuarryMetrics } from './metrics/metrics.ts';
 import { StorageUsageProbe } from './metrics/storage-usage.ts';
 import { seedSupabaseEndpoints } from './endpoints/seed.ts';
+import { openPostgresMetadata } from './metadata/postgres/records.ts';
 import type { MetadataRecords } from './metadata/records.ts';
 import { type SourceRepository, supabaseSources } from './metadata/sources.ts';
 import { openMetadataStore } from './metadata/store.ts';
@@ -43,9 +45,12 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
   }
 }
 
-/** The embedded metadata store: its own file in DATA_DIR. */
-function openMetadataRecords(config: Config, _onError: (e: unknown) => void): Promise<MetadataRecords> {
-  return openEmbeddedMetadata({ path: metadataPath(config), legacyDatabase: databasePath(config) });
+/** The shared store when DATABASE_URL is set, else the embedded one (its own file in DATA_DIR). */
+function openMetadataRecords(config: Config, onError: (e: unknown) => void): Promise<MetadataRecords> {
+  if (config.databaseUrl !== undefined) {
+    return openPostgresMetadata({ url: config.databaseUrl, pollMs: config.metadataPollMs, onError });
+  }
+  return openEmbeddedMetadata({ path: metadataPath(config) });
 }
 
 export interface StartOptions {
@@ -63,8 +68,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
-  const auth = createAuth(tokens);
+  const auth = createAuth(tokens, {
+    assertFresh() {
+      const age = metadata.stalenessMs();
+      if (age > Math.max(config.metadataMaxStalenessMs, 2 * config.metadataPollMs)) {
+        throw new QuarryError(
+          'UNAVAILABLE',
+          `This node has not reached the metadata store for ${Math.round(age / 1000)} s and cannot check access tokens; retry shortly.`,
+          { retryAfter: 2 },
+        );
+      }
+    },
+  });
   const tables = engine.sources;
 
   const sourceAdmin: SourceAdmin = {

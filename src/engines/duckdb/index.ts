@@ -4,7 +4,9 @@
  */
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
+import type { MetadataSnapshot } from '../../metadata/records.ts';
 import { lockDownDuckDb } from './lockdown.ts';
+import { moveLegacyMetadata } from './metadata/legacy.ts';
 import { DuckDbQueryRunner } from './runner.ts';
 import { openDuckDbSourceStorage } from './storage-open.ts';
 
@@ -13,6 +15,11 @@ export interface DuckDbEngineOptions {
   path: string;
   /** Applied at lock-down, e.g. '4GB'. */
   memoryLimit?: string;
+  /**
+   * Receives the metadata tables an older build kept in this database; they are dropped once it
+   * resolves (metadata/legacy.ts).
+   */
+  adoptLegacyMetadata?: (records: MetadataSnapshot) => Promise<void>;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -21,6 +28,7 @@ export interface DuckDbEngine extends Engine {
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const db = await openDuckDb({ path: options.path });
+  if (options.adoptLegacyMetadata) await moveLegacyMetadata(db, options.adoptLegacyMetadata);
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   return {
