@@ -9,10 +9,13 @@ import uPlot from './vendor/uPlot.esm.js';
 
 /** @typedef {import('./values.js').Column} Column */
 /** @typedef {{ label: string, values: (number | null)[] }} Series */
-/** @typedef {{ time: string, x: number[], series: Series[], bars: boolean, step: number, title: string }} ChartPlan */
+/** @typedef {{ time: string, x: number[], series: Series[], bars: boolean, step: number, integers: boolean, title: string }} ChartPlan */
 
 const COLORS = ['#2457c5', '#d9480f', '#2b8a3e', '#862e9c', '#c92a2a', '#0b7285', '#e67700', '#495057'];
 const MAX_SERIES = COLORS.length;
+
+/** Tick spacings for an axis of whole numbers. */
+const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 1e7, 1e8, 1e9];
 
 /** Bucket widths for row counts, in seconds, with their names. */
 const STEPS = /** @type {const} */ ([
@@ -44,15 +47,17 @@ export function planChart(rows, columns) {
   if (timed.length === 0) return undefined;
   const numeric = columns.filter((c) => c.kind === 'number').slice(0, MAX_SERIES);
   if (numeric.length > 0) {
+    const series = numeric.map((c) => ({
+      label: c.name,
+      values: timed.map((r) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
+    }));
     return {
       time,
       x: timed.map((r) => /** @type {number} */ (r[time]) / 1e6),
-      series: numeric.map((c) => ({
-        label: c.name,
-        values: timed.map((r) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
-      })),
+      series,
       bars: false,
       step: 0,
+      integers: series.every((s) => s.values.every((v) => v === null || Number.isInteger(v))),
       title: `${numeric.map((c) => c.name).join(', ')} by ${time}`,
     };
   }
@@ -69,6 +74,7 @@ export function planChart(rows, columns) {
     series: [{ label: 'rows', values: counts }],
     bars: true,
     step,
+    integers: true,
     title: `rows of this result per ${stepName} of ${time}`,
   };
 }
@@ -143,8 +149,8 @@ export function drawChart(el, plan) {
         spanGaps: false,
       })),
     ],
-    // Counts tick at whole numbers.
-    axes: [{ values: timeLabels, space: 70, size: 56 }, plan.bars ? { size: 60, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 1e6] } : { size: 60 }],
+    // Counts and other whole numbers tick at whole numbers.
+    axes: [{ values: timeLabels, space: 70, size: 56 }, plan.integers ? { size: 60, incrs: WHOLE_STEPS } : { size: 60 }],
   };
   const plot = new uPlot(opts, [plan.x, ...plan.series.map((s) => s.values)], el);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 260 }));

@@ -44,7 +44,7 @@ order by minute`;
 const browser = await launchChromium({ timezoneId: TIME_ZONE, viewport: { width: 1360, height: 900 } });
 
 if ('skip' in browser) {
-  console.log(`# browser tests skipped: ${browser.skip}`);
+  console.log(`browser tests skipped: ${browser.skip}`);
   test('web explorer in Chromium', { skip: browser.skip }, () => {});
 } else {
   describe('web explorer in Chromium', () => {
@@ -52,6 +52,7 @@ if ('skip' in browser) {
     let page: Page;
     const requests: string[] = [];
     const problems: string[] = [];
+    const tokensSeen: string[] = [];
 
     before(async () => {
       s = await startTestServer();
@@ -214,6 +215,9 @@ if ('skip' in browser) {
       assert.match(await text('#notice'), /Saved endpoint “edge\.per-minute”/);
       assert.equal(await text('#endpoint-name'), 'edge.per-minute');
       assert.equal(await text('#endpoint-list .active .nav-name'), 'edge.per-minute');
+      // Saved without sandboxing (the API's default): no editor, only its parameters.
+      assert.ok(await page.locator('#editor').isHidden());
+      assert.match(await text('#sandbox-note'), /Not sandboxable/);
       await page.click('#run');
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       await shot('07-saved-endpoint');
@@ -272,9 +276,31 @@ if ('skip' in browser) {
       assert.equal(await storedToken(), null);
     });
 
+    test('a token revoked while the page is open leads back to sign-in, saying so', async () => {
+      const created = await s.fetch('/api/access-tokens', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ scopes: ['private'], description: 'browser test' }),
+      });
+      const { id, token } = (await created.json()) as { id: string; token: string };
+      await page.fill('#token-input', token);
+      await page.uncheck('#remember');
+      await page.click('#sign-in-form button[type=submit]');
+      await page.locator('#workspace:not([hidden])').waitFor();
+      assert.equal(await storedToken(), null, 'not remembered: this tab only');
+      assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), token);
+      assert.equal((await s.fetch(`/api/access-tokens/${id}`, { method: 'DELETE' })).status, 204);
+      await page.click('#run');
+      await page.locator('#sign-in:not([hidden])').waitFor();
+      assert.match(await text('#sign-in-error'), /^Signed out: The access token is unknown or has been revoked/);
+      assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), null);
+      tokensSeen.push(token);
+    });
+
     test('the token never appeared in a URL, and the page raised no errors', () => {
       assert.ok(requests.length > 10, 'requests were seen');
-      const leaks = requests.filter((u) => u.includes(PRIVATE_TOKEN) || u.includes(PUBLIC_TOKEN) || u.includes('api_key'));
+      const secrets = [PRIVATE_TOKEN, PUBLIC_TOKEN, ...tokensSeen];
+      const leaks = requests.filter((u) => secrets.some((t) => u.includes(t)) || u.includes('api_key'));
       assert.deepEqual(leaks, []);
       assert.deepEqual(problems, []);
     });
