@@ -152,9 +152,20 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
   }
   records.watch(scheduleRefresh);
 
-  /** A write whose outcome says the mirror is behind: reload soon, and fail this one as told. */
+  /**
+   * One write. An outcome that says the mirror is behind schedules a reload (the caller fails as
+   * told); a store that cannot be reached is a 503, not an internal error.
+   */
   async function store(change: MetadataWrite): Promise<WriteOutcome> {
-    const outcome = await records.write(change);
+    let outcome: WriteOutcome;
+    try {
+      outcome = await records.write(change);
+    } catch (e) {
+      throw new QuarryError('UNAVAILABLE', 'The metadata store could not be reached; the change may not have been stored. Retry shortly.', {
+        retryAfter: 2,
+        cause: e,
+      });
+    }
     if (outcome !== 'ok') scheduleRefresh();
     return outcome;
   }

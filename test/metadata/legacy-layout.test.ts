@@ -186,4 +186,29 @@ describe('moving an older data directory forward', () => {
     await c.end();
     assert.deepEqual(r.rows, [{ labels: 'team=ops' }]);
   });
+
+  it('a node that ran on the embedded store brings its metadata into PostgreSQL once', async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    dataDir = await tempDataDir();
+    s = await startTestServer({}, dataDir);
+    const created = await s.fetch('/api/endpoints', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'single.node', query: 'select event_message from `postgres.logs`' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const sourcesBefore = await (await s.fetch('/api/sources')).json();
+    await s.stop();
+
+    pgServer ??= await startTestPostgres();
+    const url = await pgServer.createDatabase('from_embedded');
+    s = await startTestServer({ DATABASE_URL: url }, dataDir);
+    assert.deepEqual(await (await s.fetch('/api/sources')).json(), sourcesBefore);
+    assert.equal(((await (await s.fetch(`/api/endpoints/${id}`)).json()) as { name: string }).name, 'single.node');
+    const names = ((await (await s.fetch('/api/endpoints')).json()) as { name: string }[]).map((e) => e.name).sort();
+    assert.deepEqual(names, ['logs.all', 'single.node', 'usage.api-counts']);
+    await s.stop();
+    assert.equal(existsSync(path.join(dataDir, 'metadata.duckdb')), false);
+    assert.equal(existsSync(path.join(dataDir, 'metadata.duckdb.moved-to-postgres')), true);
+  });
 });
