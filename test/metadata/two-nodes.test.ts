@@ -149,6 +149,10 @@ describe('two nodes on one PostgreSQL', () => {
       assert.equal(body.status, 'unavailable');
       assert.match(body.reasons.join(' '), /metadata store/);
       assert.doesNotMatch(body.reasons.join(' '), /127\.0\.0\.1|postgres:\/\//);
+      // A change cannot be stored: a 503 that says so, not an internal error.
+      const write = await a.fetch('/api/sources', json({ name: 'during.outage' }));
+      assert.equal(write.status, 503);
+      assert.equal(((await write.json()) as { error: { code: string } }).error.code, 'UNAVAILABLE');
       // Past the staleness limit a node cannot know about revocations: it refuses, with Retry-After.
       await new Promise((r) => setTimeout(r, STALE_MS + POLL_MS));
       const refused = await b.fetch(query);
