@@ -22,6 +22,8 @@ export interface Config {
   maxQueuedQueries: number;
   /** DuckDB memory limit, e.g. '4GB'. */
   memoryLimit?: string;
+  /** WAL size that triggers a DuckDB checkpoint, e.g. '64MiB' (the default; the crash test lowers it). */
+  checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
@@ -76,6 +78,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;
   if (mem) config.memoryLimit = mem;
+  const checkpoint = optional(env, 'DUCKDB_CHECKPOINT_THRESHOLD');
+  if (checkpoint) {
+    if (!/^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)$/i.test(checkpoint)) {
+      throw new Error(`DUCKDB_CHECKPOINT_THRESHOLD must be a size such as 64MiB, got "${checkpoint}"`);
+    }
+    config.checkpointThreshold = checkpoint;
+  }
   return config;
 }
 

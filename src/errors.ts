@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'QUERY_TIMEOUT'
   | 'OVERLOADED'
   | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
 const defaultStatus: Record<ErrorCode, number> = {
@@ -34,6 +35,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   QUERY_TIMEOUT: 504,
   OVERLOADED: 503,
   UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };
 

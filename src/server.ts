@@ -77,6 +77,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
     adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
   const auth = createAuth(tokens, {
@@ -184,6 +185,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    savedEndpoints: {
+      endpoints: () => endpoints.repository.list(),
+      declaredParams: (e) => endpoints.runner.declaredParams(e),
+    },
     async register(a) {
       await a.register(ingestRoutes, {
         auth,

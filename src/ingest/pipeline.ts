@@ -9,7 +9,8 @@
  * memory without limit.
  */
 import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
-import { QuarryError } from '../errors.ts';
+import { QuarryError, isQuarryError } from '../errors.ts';
+import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeTypes } from '../storage/infer.ts';
 import type { FieldType } from '../storage/schema.ts';
@@ -169,8 +170,9 @@ export class IngestService {
       for (const p of group) this.settle(p);
       return;
     } catch (e) {
-      if (group.length === 1) {
-        this.fail(group[0] as Pending, e);
+      // Alone, or on a full disk (where every retry would fail too), the error is each request's.
+      if (group.length === 1 || isDiskFull(e)) {
+        for (const p of group) this.fail(p, e);
         return;
       }
     }
@@ -194,7 +196,7 @@ export class IngestService {
   private settle(p: Pending, error?: unknown): void {
     this.queued -= p.count;
     if (error === undefined) p.resolve();
-    else p.reject(error);
+    else p.reject(!isQuarryError(error) && isDiskFull(error) ? diskFullError(error) : error);
   }
 
   /**

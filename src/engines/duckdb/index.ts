@@ -15,6 +15,8 @@ export interface DuckDbEngineOptions {
   path: string;
   /** Applied at lock-down, e.g. '4GB'. */
   memoryLimit?: string;
+  /** WAL size that triggers a checkpoint (default 64MiB). */
+  checkpointThreshold?: string;
   /**
    * Receives the metadata tables an older build kept in this database; they are dropped once it
    * resolves (metadata/legacy.ts).
@@ -27,7 +29,10 @@ export interface DuckDbEngine extends Engine {
 }
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
-  const db = await openDuckDb({ path: options.path });
+  const db = await openDuckDb({
+    path: options.path,
+    ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
+  });
   if (options.adoptLegacyMetadata) await moveLegacyMetadata(db, options.adoptLegacyMetadata);
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
