@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'REQUEST_TIMEOUT'
   | 'RESULT_TOO_LARGE'
   | 'OVERLOADED'
+  | 'UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
@@ -37,6 +38,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   RESULT_TOO_LARGE: 400,
   OVERLOADED: 503,
+  UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };
