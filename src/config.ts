@@ -28,6 +28,12 @@ export interface Config {
   logLevel: string;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
+  /** PostgreSQL URL of the shared metadata store (several nodes); unset: the embedded store. */
+  databaseUrl?: string;
+  /** How often a node checks the shared store's version besides notifications, ms. */
+  metadataPollMs: number;
+  /** A node whose shared metadata is older than this refuses requests with a token (503), ms. */
+  metadataMaxStalenessMs: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -57,7 +63,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentQueries: Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4)),
     maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    metadataPollMs: Math.max(50, positiveInt(env, 'METADATA_POLL_MS', 1000)),
+    metadataMaxStalenessMs: positiveInt(env, 'METADATA_MAX_STALENESS_MS', 10_000),
   };
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl) config.databaseUrl = databaseUrl;
   const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
   const legacy = optional(env, 'LOGFLARE_API_KEY');

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'INVALID_QUERY'
   | 'QUERY_TIMEOUT'
   | 'OVERLOADED'
+  | 'UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
@@ -33,6 +34,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   INVALID_QUERY: 400,
   QUERY_TIMEOUT: 504,
   OVERLOADED: 503,
+  UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };

@@ -4,7 +4,9 @@
  */
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
+import type { MetadataSnapshot } from '../../metadata/records.ts';
 import { lockDownDuckDb } from './lockdown.ts';
+import { moveLegacyMetadata } from './metadata/legacy.ts';
 import { DuckDbQueryRunner } from './runner.ts';
 import { openDuckDbSourceStorage } from './storage-open.ts';
 
@@ -15,6 +17,11 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /** WAL size that triggers a checkpoint (default 64MiB). */
   checkpointThreshold?: string;
+  /**
+   * Receives the metadata tables an older build kept in this database; they are dropped once it
+   * resolves (metadata/legacy.ts).
+   */
+  adoptLegacyMetadata?: (records: MetadataSnapshot) => Promise<void>;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -26,6 +33,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     path: options.path,
     ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
   });
+  if (options.adoptLegacyMetadata) await moveLegacyMetadata(db, options.adoptLegacyMetadata);
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   return {
