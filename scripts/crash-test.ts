@@ -408,8 +408,13 @@ async function runRound(
           }
         } else if (what === 2 && live.length > 0) {
           const id = live.splice(mrng.int(live.length), 1)[0] as string;
+          // Until the answer arrives, the token may be gone or not: it is checked no more.
+          acked.tokens.delete(id);
           const r = await api(svc.url, 'DELETE', `/api/access-tokens/${id}`);
-          if (r.status === 204) acked.revoked.add(id);
+          if (r.status === 204) {
+            acked.tokens.add(id);
+            acked.revoked.add(id);
+          }
         } else {
           const r = await api(svc.url, 'POST', '/api/sources', { name: `crash.extra.${round}.${n}` });
           if (r.status === 201) acked.sources.add((r.json as { id: string }).id);

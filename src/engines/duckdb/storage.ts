@@ -15,7 +15,10 @@
  *
  * Durability: DuckDB writes and fsyncs its WAL when a transaction commits, so `append` resolves only
  * once the events would survive a crash. Operations run one at a time, except that an append's
- * COMMIT may still run on one writer connection while the next append stages on the other.
+ * COMMIT may still run on one writer connection while the next append stages on the other, and
+ * that schema changes run on a connection of their own beside appends: the ingest pipeline never
+ * appends to a table while its schema changes (src/ingest/pipeline.ts), so a slow change to one
+ * table does not hold up appends to the others.
  */
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from '@duckdb/node-api';
@@ -58,9 +61,13 @@ export class DuckDbStorage implements StorageEngine {
   private nextWriter = 0;
   /** Runs after every earlier operation (an append's COMMIT may still be running). */
   private readonly locked = serialQueue();
+  /** Schema changes, one at a time, on their own connection. */
+  private readonly ddlConn: DuckDBConnection;
+  private readonly ddl = serialQueue();
 
-  private constructor(conns: DuckDBConnection[]) {
+  private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
     this.conn = conns[0] as DuckDBConnection;
+    this.ddlConn = ddlConn;
     this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), committing: Promise.resolve() }));
   }
 
@@ -80,7 +87,7 @@ export class DuckDbStorage implements StorageEngine {
       );
       conns.push(conn);
     }
-    return new DuckDbStorage(conns);
+    return new DuckDbStorage(conns, await db.connect());
   }
 
   createSourceTable(table: string): Promise<void> {
@@ -98,34 +105,21 @@ export class DuckDbStorage implements StorageEngine {
     });
   }
 
+  /**
+   * Runs beside appends, on the schema connection (the caller appends nothing to `table` until it
+   * resolves); after and before every operation that needs the database alone.
+   */
   applySchemaChanges(table: string, _before: TableSchema, _after: TableSchema, changes: readonly SchemaChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
-    return this.exclusive(async () => {
+    const conn = this.ddlConn;
+    return this.ddl(async () => {
       const t = quoteIdent(table);
-      await this.conn.run('BEGIN TRANSACTION');
+      await conn.run('BEGIN TRANSACTION');
       try {
-        for (const change of changes) {
-          switch (change.kind) {
-            case 'add_column':
-              await this.conn.run(`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(change.column)} ${duckDbType(change.type)}`);
-              break;
-            case 'add_field':
-              await this.conn.run(
-                `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`,
-              );
-              break;
-            case 'retype_column': {
-              const c = quoteIdent(change.column);
-              await this.conn.run(
-                `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to)}`,
-              );
-              break;
-            }
-          }
-        }
-        await this.conn.run('COMMIT');
+        for (const change of changes) await conn.run(alterStatement(t, change));
+        await conn.run('COMMIT');
       } catch (e) {
-        await this.conn.run('ROLLBACK');
+        await conn.run('ROLLBACK').catch(() => undefined);
         throw e;
       }
     });
@@ -237,15 +231,32 @@ export class DuckDbStorage implements StorageEngine {
         for (const table of [...w.plans.keys()]) dropPlan(w, table);
         w.conn.closeSync();
       }
+      this.ddlConn.closeSync();
     });
   }
 
-  /** Runs alone: after every earlier operation, including the COMMITs of earlier appends. */
+  /** Runs alone: after every earlier operation, including schema changes and the COMMITs of earlier appends. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.locked(async () => {
-      for (const w of this.writers) await w.committing.catch(() => undefined);
-      return fn();
-    });
+    return this.ddl(() =>
+      this.locked(async () => {
+        for (const w of this.writers) await w.committing.catch(() => undefined);
+        return fn();
+      }),
+    );
+  }
+}
+
+/** The DDL statement of one schema change on table `t` (already quoted). */
+function alterStatement(t: string, change: SchemaChange): string {
+  switch (change.kind) {
+    case 'add_column':
+      return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(change.column)} ${duckDbType(change.type)}`;
+    case 'add_field':
+      return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`;
+    case 'retype_column': {
+      const c = quoteIdent(change.column);
+      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to)}`;
+    }
   }
 }
 
