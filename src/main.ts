@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   }
   lines.push(
     '',
-    `Explore: open ${server.url}/ in a browser and sign in with the private access token`,
+    `Explore: open ${server.url}/ in a browser and sign in with ${server.generatedPrivateToken ? 'the token above' : 'your private access token'}`,
     `Try:     curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`,
   );
   console.log(lines.join('\n'));

@@ -159,6 +159,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    savedEndpoints: {
+      endpoints: () => endpoints.repository.list(),
+      declaredParams: (e) => endpoints.runner.declaredParams(e),
+    },
     async register(a) {
       await a.register(ingestRoutes, {
         auth,

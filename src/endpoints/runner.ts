@@ -11,6 +11,7 @@ import { type Endpoint, looksLikeUuid, normaliseUuid } from './model.ts';
 import { type RawParams, bindDeclared, callerQuery, redactionFor } from './params.ts';
 import { redactRows } from './pii.ts';
 import { ResultBody } from './result.ts';
+import { bindTyped, paramKey } from './typed-params.ts';
 
 /** A computed response, as cached: rows, columns and warnings; each format is applied on the way out. */
 export type RunBody = ResultBody;
@@ -75,7 +76,7 @@ export class EndpointRunner {
       );
     }
     const info = await this.#savedInfo(endpoint);
-    const params = bindDeclared(info.params, request.params);
+    const params = endpoint.params ? bindTyped(endpoint.params, info.params, request.params) : bindDeclared(info.params, request.params);
     const redact = redactionFor(request.redactHeader, endpoint.redact_pii);
 
     const compute = async (): Promise<Computed<RunBody>> => {
@@ -105,7 +106,7 @@ export class EndpointRunner {
       refreshMs: endpoint.proactive_requerying_seconds * 1000,
     };
     const key = requestCacheKey({
-      params,
+      params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, paramKey(v)])),
       sql: caller?.kind === 'sql' ? caller.text : null,
       lql: caller?.kind === 'lql' ? caller.text : null,
       redact,

@@ -3,6 +3,19 @@ import type { PreparedQuery } from '../sql/index.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/**
+ * A bound parameter value: a string (what untyped endpoints bind), or a typed value of an
+ * endpoint's typed parameter, which the engine binds with that type (BIGINT, DOUBLE, BOOLEAN,
+ * TIMESTAMP, DATE) so SQL compares and computes with it as such.
+ */
+export type ParamValue =
+  | string
+  | { readonly type: 'int'; readonly value: bigint }
+  | { readonly type: 'float'; readonly value: number }
+  | { readonly type: 'bool'; readonly value: boolean }
+  | { readonly type: 'timestamp'; readonly micros: bigint }
+  | { readonly type: 'date'; readonly days: number };
+
 export interface RunOptions {
   /** The query is interrupted after this long (QUERY_TIMEOUT). */
   timeoutMs: number;
@@ -23,5 +36,5 @@ export interface QueryEngine {
   /** Throws INVALID_QUERY when the query could not run (unknown column, type error); runs nothing. */
   check(query: PreparedQuery): Promise<void>;
   /** `params`: values for the query's declared parameters; absent or null → NULL. */
-  run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult>;
+  run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult>;
 }

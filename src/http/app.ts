@@ -11,6 +11,7 @@ import type { TokenRepository } from '../metadata/tokens.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
 import { explorerRoutes } from './explorer-routes.ts';
 import { healthRoutes } from './health-routes.ts';
+import { type OpenApiEndpointSources, endpointPaths } from './openapi-endpoints.ts';
 import { ErrorResponse } from './schemas.ts';
 import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
@@ -37,6 +38,8 @@ export interface AppDeps {
   problems?: () => Promise<string[]>;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Saved endpoints, each listed in the OpenAPI document as an operation of its own. */
+  savedEndpoints?: OpenApiEndpointSources;
   /** Route plugins of other parts (ingest, endpoints), registered after the core ones. */
   register?: (app: FastifyInstance) => Promise<void>;
 }
@@ -91,6 +94,17 @@ export async function buildApp(deps: AppDeps) {
   await app.register(sourceRoutes, { auth: deps.auth, sources: deps.sources });
   if (deps.register) await deps.register(app);
 
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/openapi.json', { schema: { hide: true } }, async (req) => {
+    const doc = app.swagger() as { paths?: Record<string, unknown>; components?: Record<string, unknown> };
+    if (!deps.savedEndpoints) return doc;
+    // The document is shared: extend a copy with the saved endpoints this caller may run.
+    const extra = await endpointPaths(deps.savedEndpoints, deps.auth.identify(req)?.scopes);
+    const components = doc.components ?? {};
+    return {
+      ...doc,
+      paths: { ...doc.paths, ...extra.paths },
+      components: { ...components, responses: { ...(components.responses as object | undefined), ...extra.responses } },
+    };
+  });
   return app;
 }

@@ -1,10 +1,11 @@
 // @ts-check
 /**
- * The time chart (uPlot): drawn whenever a result has a timestamp column. Numeric columns become
- * lines over that time; a result with no numeric column (raw log rows) becomes bars counting its
- * rows per time bucket. The time axis is in the viewer's time zone (uPlot's default).
+ * The time chart (uPlot): drawn whenever a result has a time column (TIMESTAMP, else DATETIME or
+ * DATE). Numeric columns become lines over that time; a result with no numeric column (raw log
+ * rows) becomes bars counting its rows per time bucket. TIMESTAMPs are placed in the viewer's
+ * time zone; DATETIMEs, which have none, at the wall-clock time they name.
  */
-import { formatTimestamp } from './values.js';
+import { civilSeconds, formatTimestamp } from './values.js';
 import uPlot from './vendor/uPlot.esm.js';
 
 /** @typedef {import('./values.js').Column} Column */
@@ -39,21 +40,26 @@ const STEPS = /** @type {const} */ ([
  * @returns {ChartPlan | undefined}
  */
 export function planChart(rows, columns) {
-  const time = columns.find((c) => c.kind === 'timestamp')?.name;
-  if (time === undefined) return undefined;
+  const timeColumn = columns.find((c) => c.kind === 'timestamp') ?? columns.find((c) => c.kind === 'datetime');
+  if (timeColumn === undefined) return undefined;
+  const time = timeColumn.name;
+  /** @param {unknown} v seconds since the epoch, or NaN */
+  const seconds = (v) =>
+    typeof v === 'number' ? v / 1e6 : typeof v === 'string' ? civilSeconds(v) : Number.NaN;
   const timed = rows
-    .filter((r) => typeof r[time] === 'number')
-    .sort((a, b) => /** @type {number} */ (a[time]) - /** @type {number} */ (b[time]));
+    .map((r) => ({ r, t: seconds(r[time]) }))
+    .filter((x) => Number.isFinite(x.t))
+    .sort((a, b) => a.t - b.t);
   if (timed.length === 0) return undefined;
   const numeric = columns.filter((c) => c.kind === 'number').slice(0, MAX_SERIES);
   if (numeric.length > 0) {
     const series = numeric.map((c) => ({
       label: c.name,
-      values: timed.map((r) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
+      values: timed.map(({ r }) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
     }));
     return {
       time,
-      x: timed.map((r) => /** @type {number} */ (r[time]) / 1e6),
+      x: timed.map(({ t }) => t),
       series,
       bars: false,
       step: 0,
@@ -61,7 +67,7 @@ export function planChart(rows, columns) {
       title: `${numeric.map((c) => c.name).join(', ')} by ${time}`,
     };
   }
-  const secs = timed.map((r) => /** @type {number} */ (r[time]) / 1e6);
+  const secs = timed.map(({ t }) => t);
   const first = secs[0] ?? 0;
   const last = secs.at(-1) ?? first;
   const [step, stepName] = STEPS.find(([s]) => (last - first) / s <= 60) ?? STEPS[STEPS.length - 1];

@@ -334,6 +334,7 @@ async function run() {
   if (ep.sandboxable && text.trim() !== '') body[language] = text;
   el.run.disabled = true;
   el.run.textContent = 'Running…';
+  el.queryForm.setAttribute('aria-busy', 'true');
   try {
     const answer = await api(token, 'POST', `/api/endpoints/query/${encodeURIComponent(ep.id)}`, body);
     hideError(el.error);
@@ -346,6 +347,7 @@ async function run() {
   } finally {
     el.run.disabled = false;
     el.run.textContent = 'Run';
+    el.queryForm.setAttribute('aria-busy', 'false');
     showUsage(ep);
   }
 }

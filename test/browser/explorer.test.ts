@@ -83,6 +83,12 @@ if ('skip' in browser) {
 
     const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
     const text = (selector: string) => page.locator(selector).innerText();
+    /** Runs the query and waits until this run's rows or error are on the page. */
+    const runQuery = async (how: 'click' | 'keys' = 'click') => {
+      if (how === 'keys') await page.press('#editor', 'Control+Enter');
+      else await page.click('#run');
+      await page.locator('#query-form[aria-busy="false"]').waitFor({ state: 'attached' });
+    };
     // Playwright's innerText(): rendered text, as a person reads it (CSS case and line breaks).
     const storedToken = () => page.evaluate("localStorage.getItem('quarry.token')");
 
@@ -133,7 +139,7 @@ if ('skip' in browser) {
     });
 
     test('running the saved query shows the rows, dates in the viewer’s zone, nested records and a chart', async () => {
-      await page.click('#run');
+      await runQuery();
       await page.locator('#results:not([hidden])').waitFor();
       assert.match(await text('#result-meta'), new RegExp(`^${EVENTS} rows`));
       // ICU may name the zone by its older alias.
@@ -157,7 +163,7 @@ if ('skip' in browser) {
 
     test('SQL of one’s own: numeric columns over time become chart lines, values in the table', async () => {
       await page.fill('#editor', PER_MINUTE_SQL);
-      await page.press('#editor', 'Control+Enter');
+      await runQuery('keys');
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       const legend = await page.locator('#chart .u-legend .u-series .u-label').allInnerTexts();
       assert.deepEqual(legend, ['minute', 'requests', 'errors']);
@@ -168,11 +174,30 @@ if ('skip' in browser) {
       await shot('04-per-minute-chart');
     });
 
+    test('a DATETIME column (no zone) is charted at the wall-clock time it names', async () => {
+      await page.fill(
+        '#editor',
+        'select datetime(timestamp_trunc(t.timestamp, minute)) as minute, count(*) as requests\nfrom edge_logs t group by minute order by minute',
+      );
+      await runQuery();
+      await page.locator('#chart .u-legend .u-label', { hasText: 'requests' }).waitFor();
+      const first = await page.locator('#result-table > tbody > tr').first().locator('td').allInnerTexts();
+      assert.deepEqual(first, ['2026-11-21T10:00:00', '2']);
+      // uPlot draws its axes on a canvas; its legend names the point under the cursor.
+      const plot = await page.locator('#chart .u-over').boundingBox();
+      assert.ok(plot);
+      await page.mouse.move(plot.x + 2, plot.y + plot.height / 2);
+      const legendTime = page.locator('#chart .u-legend .u-series').first().locator('.u-value');
+      assert.equal(await legendTime.innerText(), '2026-11-21 10:00:00', "the value's own 10:00, not 15:30 in the viewer's zone");
+      assert.doesNotMatch(await text('#result-meta'), /times in/, 'no zone is claimed for zoneless values');
+      await page.fill('#editor', PER_MINUTE_SQL);
+    });
+
     test('LQL runs against the same endpoint', async () => {
       await page.click('.segmented label:has-text("LQL")');
       assert.equal(await page.inputValue('#editor'), '');
       await page.fill('#editor', 'f:edge_logs m.response.status_code:>=500 c:count(*) c:group_by(t::minute)');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#result-meta', { hasText: '8 rows' }).waitFor();
       assert.ok(await page.locator('#save-open').isDisabled(), 'LQL cannot be saved as an endpoint');
       await page.click('.segmented label:has-text("SQL")');
@@ -181,7 +206,7 @@ if ('skip' in browser) {
 
     test('errors show the API message and code, and a parse error points at its line and column', async () => {
       await page.fill('#editor', 'select minute,\n  count(* as n\nfrom edge_logs');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#error:not([hidden])').waitFor();
       assert.equal(await text('#error .code'), '400 PARSE_ERROR');
       assert.match(await text('#error .message'), /line 2, column 11/);
@@ -192,12 +217,12 @@ if ('skip' in browser) {
       await shot('05-parse-error');
 
       await page.fill('#editor', 'select id from `postgres.logs`');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#error .code', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
       assert.match(await text('#error .message'), /Table not found in CTE: \(postgres\.logs\)/);
       // The endpoint's usage (GET /api/endpoints/:id/stats) follows the runs of this session.
       await page.locator('#endpoint-usage', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
-      assert.match(await text('#endpoint-usage'), /Last hour: 5 calls · 2 errors · p50 \d+ ms/);
+      assert.match(await text('#endpoint-usage'), /Last hour: 6 calls · 2 errors · p50 \d+ ms/);
     });
 
     test('saving a query makes a new endpoint that runs over HTTP', async () => {
@@ -218,7 +243,7 @@ if ('skip' in browser) {
       // Saved without sandboxing (the API's default): no editor, only its parameters.
       assert.ok(await page.locator('#editor').isHidden());
       assert.match(await text('#sandbox-note'), /Not sandboxable/);
-      await page.click('#run');
+      await runQuery();
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       await shot('07-saved-endpoint');
 
@@ -255,7 +280,7 @@ if ('skip' in browser) {
       await page.fill('#param-project', 'markup');
       assert.equal(await page.inputValue('#editor'), PER_MINUTE_SQL, "logs.all's draft was kept");
       await page.fill('#editor', ''); // an empty editor runs the saved query
-      await page.click('#run');
+      await runQuery();
       await page.locator('#result-meta', { hasText: '1 row' }).waitFor();
       const cells = page.locator('#result-table > tbody > tr').first().locator('td');
       assert.equal(await cells.nth(2).innerText(), MARKUP);
@@ -290,7 +315,7 @@ if ('skip' in browser) {
       assert.equal(await storedToken(), null, 'not remembered: this tab only');
       assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), token);
       assert.equal((await s.fetch(`/api/access-tokens/${id}`, { method: 'DELETE' })).status, 204);
-      await page.click('#run');
+      await runQuery();
       await page.locator('#sign-in:not([hidden])').waitFor();
       assert.match(await text('#sign-in-error'), /^Signed out: The access token is unknown or has been revoked/);
       assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), null);

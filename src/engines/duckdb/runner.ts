@@ -1,19 +1,20 @@
 /**
  * Runs prepared queries on DuckDB: generate SQL, double-check it against DuckDB's own parse
- * tree, bind parameters as VARCHAR, enforce the row cap (by the generated LIMIT) and the time
+ * tree, bind parameters (strings as VARCHAR, typed values with their type: params.ts), enforce the row cap (by the generated LIMIT) and the time
  * limit (by interrupting the connection), and encode the rows.
  */
-import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement, VARCHAR } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
 import { walkQuery } from '../../sql/walk.ts';
 import type { Catalog, SourceTable } from '../../storage/schema.ts';
-import type { QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import type { ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
 import { encodeChunks } from './encode.ts';
 import { type GeneratedQuery, generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
+import { bindValues } from './params.ts';
 
 export interface DuckDbQueryRunnerOptions {
   /** Opens a connection (on a locked-down database). Connections are pooled and reused. */
@@ -41,8 +42,6 @@ interface Translation {
   generated: GeneratedQuery;
   tables: string[];
   ctes: string[];
-  /** Each parameter's value from the request, as bound (VARCHAR). */
-  types: Record<string, typeof VARCHAR>;
 }
 
 /** Row caps are per endpoint: a handful per query at most; keep the map small regardless. */
@@ -69,15 +68,12 @@ function translate(query: PreparedQuery, maxRows: number | undefined): Translati
       if (source) tables.add(source.table);
     },
   });
-  const types: Record<string, typeof VARCHAR> = {};
-  for (const name of generated.params) types[name] = VARCHAR;
   const translation: Translation = {
     catalog,
     deps: [...names].map((n) => [n, catalog.sourceByName(n)]),
     generated,
     tables: [...tables],
     ctes,
-    types,
   };
   if (!perCap) {
     perCap = new Lru(8);
@@ -94,7 +90,7 @@ export class DuckDbQueryRunner implements QueryEngine {
 
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
-  async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
+  async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
     const translation = translate(query, options.maxRows);
     const generated = translation.generated;
     const conn = await this.acquire();
@@ -110,14 +106,12 @@ export class DuckDbQueryRunner implements QueryEngine {
       }
       // An interrupt that lands between statements is lost, so look at the clock before each.
       if (timedOut) throw new Error('timed out');
-      const values: Record<string, string | null> = {};
-      for (const name of generated.params) {
-        const v = params[name];
-        values[name] = typeof v === 'string' ? v : null;
-      }
       const prepared = await this.statement(conn, generated.sql);
       // Every parameter is bound on every run (absent → NULL), so nothing carries over from a previous run.
-      if (generated.params.length > 0) prepared.bind(values, translation.types);
+      if (generated.params.length > 0) {
+        const bound = bindValues(generated.params, params);
+        prepared.bind(bound.values, bound.types);
+      }
       if (timedOut) throw new Error('timed out');
       const result = await prepared.run();
       const chunks: DuckDBDataChunk[] = [];

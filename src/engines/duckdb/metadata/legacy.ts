@@ -35,6 +35,7 @@ function legacyEndpoint(r: Row): Endpoint {
     enable_auth: r.enable_auth === true,
     redact_pii: r.redact_pii === true,
     labels: optStr(r.labels),
+    params: null,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
