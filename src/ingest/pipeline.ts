@@ -247,6 +247,9 @@ export class IngestService {
   private startGrowth(source: SourceRef): void {
     const requests = this.queue.filter((p) => p.source.id === source.id);
     const run = (async () => {
+      // A group taken in the same pass may hold this source: it is marked appending only once
+      // `takeGroup` returns, so look after that.
+      await Promise.resolve();
       await Promise.all([...(this.appending.get(source.id) ?? [])]);
       try {
         await this.grow(source, requests);

@@ -64,6 +64,13 @@ export class DuckDbStorage implements StorageEngine {
   /** Schema changes, one at a time, on their own connection. */
   private readonly ddlConn: DuckDBConnection;
   private readonly ddl = serialQueue();
+  /**
+   * Per table, the appends and schema changes not finished yet. Each waits for the other kind's
+   * earlier ones on the same table, so an INSERT never meets an ALTER of its table in flight
+   * (DuckDB refuses that transaction), whatever the caller does.
+   */
+  private readonly appendsOf = new Map<string, Set<Promise<unknown>>>();
+  private readonly changesOf = new Map<string, Set<Promise<unknown>>>();
 
   private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
     this.conn = conns[0] as DuckDBConnection;
@@ -112,17 +119,46 @@ export class DuckDbStorage implements StorageEngine {
   applySchemaChanges(table: string, _before: TableSchema, _after: TableSchema, changes: readonly SchemaChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
     const conn = this.ddlConn;
-    return this.ddl(async () => {
-      const t = quoteIdent(table);
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        for (const change of changes) await conn.run(alterStatement(t, change));
-        await conn.run('COMMIT');
-      } catch (e) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        throw e;
-      }
+    const earlier = [...(this.appendsOf.get(table) ?? [])];
+    return this.track(this.changesOf, [table], async () => {
+      await Promise.allSettled(earlier);
+      return this.ddl(() => this.alter(conn, table, changes));
     });
+  }
+
+  private async alter(conn: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
+    const t = quoteIdent(table);
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      for (const change of changes) await conn.run(alterStatement(t, change));
+      await conn.run('COMMIT');
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Runs `fn` registered under each of `tables` in `registry` until it settles. */
+  private track<T>(registry: Map<string, Set<Promise<unknown>>>, tables: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const run = fn();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const table of tables) {
+      let set = registry.get(table);
+      if (set === undefined) {
+        set = new Set();
+        registry.set(table, set);
+      }
+      const s = set;
+      s.add(settled);
+      void settled.then(() => {
+        s.delete(settled);
+        if (s.size === 0 && registry.get(table) === s) registry.delete(table);
+      });
+    }
+    return run;
   }
 
   /** The table's schema as DuckDB holds it (the truth the catalogue is reconciled with). */
@@ -148,9 +184,18 @@ export class DuckDbStorage implements StorageEngine {
    * Stages and inserts under the lock, then commits outside it on this writer's connection, so the
    * next append (on the other writer) can stage while this COMMIT fsyncs. Resolves after COMMIT.
    */
-  async append(batches: readonly TableBatch[]): Promise<void> {
+  append(batches: readonly TableBatch[]): Promise<void> {
     const work = batches.filter((b) => b.events.length > 0);
-    if (work.length === 0) return;
+    if (work.length === 0) return Promise.resolve();
+    const tables = work.map((b) => b.table);
+    const earlier = tables.flatMap((t) => [...(this.changesOf.get(t) ?? [])]);
+    return this.track(this.appendsOf, tables, async () => {
+      if (earlier.length > 0) await Promise.allSettled(earlier);
+      await this.appendNow(work);
+    });
+  }
+
+  private async appendNow(work: readonly TableBatch[]): Promise<void> {
     // This append's own COMMIT: `w.committing` may already belong to a later append when we await.
     let committed: Promise<void> = Promise.resolve();
     await this.locked(async () => {
