@@ -20,6 +20,7 @@ import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeSchema, mergeTypes } from '../storage/infer.ts';
+import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
@@ -38,6 +39,8 @@ export interface IngestOptions {
   retryAfterSeconds?: number;
   /** Called with a person-readable line when a write fails. */
   log?: (message: string) => void;
+  /** Bounds on schema growth per source (src/storage/limits.ts). */
+  limits?: SchemaLimits;
 }
 
 interface Pending {
@@ -62,6 +65,7 @@ export class IngestService {
   private readonly maxGroup: number;
   private readonly retryAfter: number;
   private readonly log: (message: string) => void;
+  private readonly limits: SchemaLimits;
   private queue: Pending[] = [];
   private queued = 0;
   private writing: Promise<void> | undefined;
@@ -81,6 +85,7 @@ export class IngestService {
     this.maxGroup = options.maxGroupEvents ?? 100_000;
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
+    this.limits = options.limits ?? defaultSchemaLimits;
   }
 
   /** Events accepted but not yet committed. */
@@ -117,7 +122,7 @@ export class IngestService {
         ),
       );
     }
-    const prepared = prepareRequest(events, nowMicros(), rawText);
+    const prepared = prepareRequest(events, nowMicros(), rawText, this.limits);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ source, count: events.length, prepared, resolve, reject });
       this.queued += events.length;
@@ -284,7 +289,7 @@ export class IngestService {
       observed = observed === undefined ? t : mergeTypes(observed, t);
     }
     await this.sources.ensure(source);
-    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {});
+    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
   }
 
   /** Takes a queued request out and fails it. */
@@ -367,7 +372,7 @@ export class IngestService {
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {});
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
       for (const p of requests) appendStored(events, p.prepared, columns);

@@ -53,18 +53,21 @@ export function planChart(rows, columns) {
   if (timed.length === 0) return undefined;
   const numeric = columns.filter((c) => c.kind === 'number').slice(0, MAX_SERIES);
   if (numeric.length > 0) {
-    const series = numeric.map((c) => ({
-      label: c.name,
-      values: timed.map(({ r }) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
-    }));
+    const pivoted = pivot(timed, columns, numeric);
+    const series =
+      pivoted?.series ??
+      numeric.map((c) => ({
+        label: c.name,
+        values: timed.map(({ r }) => (typeof r[c.name] === 'number' ? /** @type {number} */ (r[c.name]) : null)),
+      }));
     return {
       time,
-      x: timed.map(({ t }) => t),
+      x: pivoted?.x ?? timed.map(({ t }) => t),
       series,
       bars: false,
       step: 0,
       integers: series.every((s) => s.values.every((v) => v === null || Number.isInteger(v))),
-      title: `${numeric.map((c) => c.name).join(', ')} by ${time}`,
+      title: `${numeric.map((c) => c.name).join(', ')}${pivoted ? ` by ${pivoted.by}` : ''} over ${time}`,
     };
   }
   const secs = timed.map(({ t }) => t);
@@ -109,6 +112,43 @@ function timeLabels(_u, splits, _axis, _space, incr) {
   });
 }
 
+/**
+ * A result in long form (`minute, status, n`: several rows per instant, told apart by a text
+ * column) becomes one series per value of that column, when it has few enough values to draw.
+ * Undefined when every instant has one row, or no text column splits them.
+ * @param {{ r: Record<string, unknown>, t: number }[]} timed rows sorted by time
+ * @param {Column[]} columns
+ * @param {Column[]} numeric
+ * @returns {{ x: number[], series: Series[], by: string } | undefined}
+ */
+function pivot(timed, columns, numeric) {
+  const x = [...new Set(timed.map(({ t }) => t))];
+  if (x.length === timed.length) return undefined;
+  for (const c of columns) {
+    if (c.kind !== 'string' && c.kind !== 'bool') continue;
+    const keys = [...new Set(timed.map(({ r }) => String(r[c.name])))].sort();
+    if (keys.length < 2 || keys.length * numeric.length > MAX_SERIES) continue;
+    const at = new Map(x.map((t, i) => [t, i]));
+    /** @type {Series[]} */
+    const series = [];
+    for (const key of keys) {
+      for (const n of numeric) {
+        const values = /** @type {(number | null)[]} */ (new Array(x.length).fill(null));
+        for (const { r, t } of timed) {
+          const v = r[n.name];
+          if (String(r[c.name]) === key && typeof v === 'number') {
+            const i = /** @type {number} */ (at.get(t));
+            values[i] = (values[i] ?? 0) + v;
+          }
+        }
+        series.push({ label: numeric.length === 1 ? key : `${key} ${n.name}`, values });
+      }
+    }
+    return { x, series, by: c.name };
+  }
+  return undefined;
+}
+
 /** @type {{ plot: uPlot, observer: ResizeObserver } | undefined} */
 let current;
 
@@ -129,6 +169,7 @@ export function drawChart(el, plan) {
   const last = formatTimestamp((plan.x.at(-1) ?? 0) * 1e6).slice(0, 10);
   const days = first === last ? first : `${first} – ${last}`;
   const half = plan.step / 2;
+  const nonNegative = plan.series.every((s) => s.values.every((v) => v === null || v >= 0));
   const width = () => Math.max(320, el.clientWidth);
   /** @type {uPlot.Options} */
   const opts = {
@@ -136,13 +177,11 @@ export function drawChart(el, plan) {
     width: width(),
     height: 260,
     cursor: { drag: { x: true, y: false } },
-    // Bars count from zero; lines keep uPlot's own range around the data.
-    scales: plan.bars
-      ? {
-          x: { time: true, range: (_u, min, max) => [min - half, max + half] },
-          y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
-        }
-      : { x: { time: true } },
+    // Bars, and lines that never go below zero (counts, durations), start at zero.
+    scales: {
+      x: plan.bars ? { time: true, range: (_u, min, max) => [min - half, max + half] } : { time: true },
+      y: nonNegative ? { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } : {},
+    },
     series: [
       { label: plan.time, value: (_u, v) => (v == null ? '--' : formatTimestamp(v * 1e6).slice(0, 19)) },
       ...plan.series.map((s, i) => ({

@@ -8,7 +8,7 @@ import { clearChart, drawChart, planChart } from './chart.js';
 import { byId, h, replace } from './dom.js';
 import { hideError, showError } from './error-view.js';
 import { readParams, rememberParams, renderParams } from './params.js';
-import { finalSelect, mergeForSave } from './sql-text.js';
+import { declaredParams, finalSelect, mergeForSave } from './sql-text.js';
 import { renderTable } from './table.js';
 import { fieldList } from './tree.js';
 import { renderUsage } from './usage.js';
@@ -23,6 +23,8 @@ import { analyse, formatTimestamp, timeZone } from './values.js';
  * @typedef {'sql' | 'lql'} Language
  */
 
+const DRAFT_PREFIX = 'quarry.draft.';
+
 const state = {
   /** @type {string | undefined} */
   token: undefined,
@@ -32,8 +34,6 @@ const state = {
   current: undefined,
   /** @type {Language} */
   language: 'sql',
-  /** Editor text per endpoint and language, kept while the page lives. @type {Map<string, string>} */
-  drafts: new Map(),
 };
 
 const el = {
@@ -146,6 +146,7 @@ el.signInForm.addEventListener('submit', async (event) => {
 function signedOut(e) {
   if (!(e instanceof ApiError && e.status === 401)) return false;
   forgetToken();
+  forgetDrafts();
   state.current = undefined;
   clearChart();
   showSignIn(`Signed out: ${e.message}`);
@@ -155,7 +156,7 @@ function signedOut(e) {
 el.signOut.addEventListener('click', () => {
   forgetToken();
   state.current = undefined;
-  state.drafts.clear();
+  forgetDrafts();
   clearChart();
   showSignIn();
 });
@@ -261,15 +262,27 @@ function defaultText(ep) {
   return state.language === 'sql' && ep.sandboxable ? finalSelect(ep.query) : '';
 }
 
+/**
+ * Editor text is kept per endpoint and language for the tab's life (a reload keeps it).
+ * @param {Endpoint} ep
+ */
+function draftKey(ep) {
+  return `${DRAFT_PREFIX}${ep.id}:${state.language}`;
+}
+
+function forgetDrafts() {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith(DRAFT_PREFIX)) sessionStorage.removeItem(key);
+}
+
 function loadDraft() {
   const ep = state.current;
   if (!ep) return;
-  el.editor.value = state.drafts.get(`${ep.id}:${state.language}`) ?? defaultText(ep);
+  el.editor.value = sessionStorage.getItem(draftKey(ep)) ?? defaultText(ep);
 }
 
 function keepDraft() {
   const ep = state.current;
-  if (ep) state.drafts.set(`${ep.id}:${state.language}`, el.editor.value);
+  if (ep?.sandboxable) sessionStorage.setItem(draftKey(ep), el.editor.value);
 }
 
 /** @param {Endpoint} ep */
@@ -383,6 +396,8 @@ el.queryForm.addEventListener('submit', (event) => {
   void run();
 });
 
+el.editor.addEventListener('input', keepDraft);
+
 el.editor.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
     event.preventDefault();
@@ -420,6 +435,10 @@ el.saveForm.addEventListener('submit', async (event) => {
     cache_duration_seconds: Number(el.saveCache.value || 0),
   };
   if (el.saveDescription.value.trim() !== '') body.description = el.saveDescription.value.trim();
+  // The typed parameters the new query still uses keep their types.
+  const used = new Set(declaredParams(el.saveQuery.value));
+  const typed = (state.current?.params ?? []).filter((p) => used.has(p.name));
+  if (typed.length > 0) body.params = typed;
   try {
     const { body: created } = await api(token, 'POST', '/api/endpoints', body);
     el.saveDialog.close();

@@ -13,14 +13,18 @@ import { declaredParams } from './sql-text.js';
  */
 
 /**
- * The endpoint's parameters: its typed declarations when it has them, else every `@name` of its
- * query (bound as strings).
+ * The endpoint's parameters: its typed declarations first, then every other `@name` of its query
+ * (those bind as strings).
  * @param {Endpoint} ep
  * @returns {ParamSpec[]}
  */
 function paramSpecs(ep) {
-  if (Array.isArray(ep.params) && ep.params.length > 0) return ep.params;
-  return declaredParams(ep.query).map((name) => /** @type {ParamSpec} */ ({ name }));
+  const typed = Array.isArray(ep.params) ? ep.params : [];
+  const described = new Set(typed.map((p) => p.name));
+  const plain = declaredParams(ep.query)
+    .filter((name) => !described.has(name))
+    .map((name) => /** @type {ParamSpec} */ ({ name }));
+  return [...typed, ...plain];
 }
 
 /** @param {Endpoint} ep */
@@ -46,15 +50,16 @@ function initialValue(p, remembered) {
 
 /**
  * The control for one parameter: a choice for bool and enum parameters (when the endpoint lists
- * the values), a date picker for dates, text otherwise. Empty means "not sent" (NULL, or the
- * parameter's default on the server).
+ * the values), a date picker for dates, text otherwise. Empty means "not sent": the server then
+ * uses the default, binds NULL, or answers 400 for a required one.
  * @param {ParamSpec} p
  * @param {string} id
  * @param {string} value
  * @returns {HTMLElement}
  */
 function paramControl(p, id, value) {
-  const common = { id, name: p.name, 'data-param': p.name, required: p.required === true };
+  // No `required` attribute: the API's own 400 names a missing parameter, in the error box.
+  const common = { id, name: p.name, 'data-param': p.name, 'aria-required': p.required ? 'true' : undefined };
   const choices = p.type === 'bool' ? ['true', 'false'] : p.type === 'enum' && Array.isArray(p.values) ? p.values.map(String) : undefined;
   if (choices) {
     return h(
@@ -67,7 +72,7 @@ function paramControl(p, id, value) {
   const placeholders = /** @type {Record<string, string>} */ ({
     int: 'a whole number',
     float: 'a number',
-    timestamp: 'e.g. 2026-11-21T10:00:00Z',
+    timestamp: '2026-11-21T10:00:00Z',
     string: 'text',
   });
   const hint = p.type ? (placeholders[p.type] ?? p.type) : 'empty = NULL';
@@ -77,7 +82,7 @@ function paramControl(p, id, value) {
     inputmode: p.type === 'int' || p.type === 'float' ? 'decimal' : undefined,
     spellcheck: 'false',
     value,
-    placeholder: p.required ? `${hint} (required)` : hint,
+    placeholder: hint,
   });
 }
 
@@ -96,7 +101,13 @@ export function renderParams(container, ep) {
       return h(
         'div',
         { class: 'param' },
-        h('label', { for: id, title: p.type ? `type ${p.type}` : 'bound as a string' }, `@${p.name}`, p.type ? h('span', { class: 'type' }, ` ${p.type}`) : null),
+        h(
+          'label',
+          { for: id, title: p.type ? `type ${p.type}` : 'bound as a string' },
+          `@${p.name}`,
+          p.type ? h('span', { class: 'type' }, ` ${p.type}`) : null,
+          p.required ? h('span', { class: 'type required' }, ' · required') : null,
+        ),
         paramControl(p, id, initialValue(p, remembered)),
         p.description ? h('span', { class: 'hint' }, p.description) : null,
       );

@@ -32,6 +32,13 @@ function edgeEvents(project: string, count: number) {
 /** Values are text, never markup: this must show as written and run nothing. */
 const MARKUP = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
 
+/** A saved query with typed parameters (and one, @note, left untyped). */
+const TYPED_SQL = `select t.timestamp, t.event_message, @kind as kind
+from \`cloudflare.logs.prod\` t cross join unnest(t.metadata) m cross join unnest(m.response) r
+where t.project = 'default' and (r.status_code >= 500) = @errors and t.timestamp >= @since
+  and date(t.timestamp) = @day and (@note is null or t.event_message like @note)
+order by t.timestamp`;
+
 const PER_MINUTE_SQL = `select timestamp_trunc(t.timestamp, minute) as minute,
   count(*) as requests,
   countif(r.status_code >= 500) as errors
@@ -167,11 +174,27 @@ if ('skip' in browser) {
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       const legend = await page.locator('#chart .u-legend .u-series .u-label').allInnerTexts();
       assert.deepEqual(legend, ['minute', 'requests', 'errors']);
+      assert.match(await text('#chart .u-title'), /^requests, errors over minute/);
       const first = await page.locator('#result-table > tbody > tr').first().locator('td').allInnerTexts();
       assert.deepEqual(first, ['2026-11-21 15:30:00.000', '2', '1']);
       const second = await page.locator('#result-table > tbody > tr').nth(1).locator('td').allInnerTexts();
       assert.deepEqual(second, ['2026-11-21 15:31:00.000', '2', '0']);
       await shot('04-per-minute-chart');
+    });
+
+    test('a long-form result (time, a text column, a count) draws one line per value of the text column', async () => {
+      await page.fill(
+        '#editor',
+        `select timestamp_trunc(t.timestamp, minute) as minute, cast(r.status_code as string) as status, count(*) as n
+from edge_logs t cross join unnest(t.metadata) as m cross join unnest(m.response) as r
+group by minute, status order by minute, status`,
+      );
+      await runQuery();
+      assert.match(await text('#result-meta'), /^28 rows/); // 20 minutes of 200s, 8 with a 500
+      const legend = await page.locator('#chart .u-legend .u-series .u-label').allInnerTexts();
+      assert.deepEqual(legend, ['minute', '200', '500']);
+      assert.match(await text('#chart .u-title'), /^n by status over minute/);
+      await shot('05-long-form-chart');
     });
 
     test('a DATETIME column (no zone) is charted at the wall-clock time it names', async () => {
@@ -214,7 +237,7 @@ if ('skip' in browser) {
       const caret = await page.$eval('#editor', (e) => (e as unknown as { selectionStart: number }).selectionStart);
       assert.equal(caret, 'select minute,\n'.length + 10, 'the editor caret sits on the error');
       assert.ok(await page.locator('#results').isHidden(), 'no stale rows under an error');
-      await shot('05-parse-error');
+      await shot('06-parse-error');
 
       await page.fill('#editor', 'select id from `postgres.logs`');
       await runQuery();
@@ -222,7 +245,7 @@ if ('skip' in browser) {
       assert.match(await text('#error .message'), /Table not found in CTE: \(postgres\.logs\)/);
       // The endpoint's usage (GET /api/endpoints/:id/stats) follows the runs of this session.
       await page.locator('#endpoint-usage', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
-      assert.match(await text('#endpoint-usage'), /Last hour: 6 calls · 2 errors · p50 \d+ ms/);
+      assert.match(await text('#endpoint-usage'), /Last hour: 7 calls · 2 errors · p50 \d+ ms/);
     });
 
     test('saving a query makes a new endpoint that runs over HTTP', async () => {
@@ -234,7 +257,7 @@ if ('skip' in browser) {
       assert.ok(merged.trimEnd().endsWith('order by minute'), merged.slice(-200));
       await page.fill('#save-name', 'edge.per-minute');
       await page.fill('#save-description', 'Requests and errors per minute');
-      await shot('06-save-dialog');
+      await shot('07-save-dialog');
       await page.click('#save-confirm');
       await page.locator('#notice:not([hidden])').waitFor();
       assert.match(await text('#notice'), /Saved endpoint “edge\.per-minute”/);
@@ -245,7 +268,7 @@ if ('skip' in browser) {
       assert.match(await text('#sandbox-note'), /Not sandboxable/);
       await runQuery();
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
-      await shot('07-saved-endpoint');
+      await shot('08-saved-endpoint');
 
       const viaHttp = await s.fetch('/api/endpoints/query/edge.per-minute?project=default');
       assert.equal(viaHttp.status, 200);
@@ -269,10 +292,64 @@ if ('skip' in browser) {
       await page.fill('#save-query', 'select nope from `cloudflare.logs.prod`');
       await page.click('#save-confirm');
       await page.locator('#save-error .message', { hasText: 'nope' }).waitFor();
-      await shot('08-save-refused');
+      await shot('09-save-refused');
       await page.click('#save-cancel');
       const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string }[];
       assert.equal(list.filter((e) => e.name.startsWith('edge.')).length, 1, 'only the good endpoint was saved');
+    });
+
+    test('typed parameters get controls for their type, and a missing required one is named by the API', async () => {
+      const created = await s.fetch('/api/endpoints', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'edge.typed',
+          query: TYPED_SQL,
+          params: [
+            { name: 'since', type: 'timestamp', required: true, description: 'Rows from this instant on' },
+            { name: 'errors', type: 'bool', default: false },
+            { name: 'day', type: 'date', default: '2026-11-21' },
+            { name: 'kind', type: 'enum', values: ['edge', 'all'], default: 'edge' },
+          ],
+        }),
+      });
+      assert.equal(created.status, 201, await created.text());
+      await page.reload();
+      await page.locator('#workspace:not([hidden])').waitFor();
+      await page.click('#endpoint-list [data-endpoint="edge.typed"]');
+      const names = await page.locator('#param-fields [data-param]').evaluateAll((xs) => xs.map((x) => `${x.tagName}:${x.getAttribute('name')}`));
+      assert.deepEqual(names, ['INPUT:since', 'SELECT:errors', 'INPUT:day', 'SELECT:kind', 'INPUT:note'], 'typed first, then the undescribed @note');
+      assert.equal(await page.getAttribute('#param-day', 'type'), 'date');
+      assert.equal(await page.inputValue('#param-day'), '2026-11-21');
+      assert.deepEqual(await page.locator('#param-kind option').allInnerTexts(), ['(not sent)', 'edge', 'all']);
+      assert.equal(await page.inputValue('#param-kind'), 'edge');
+      assert.equal(await page.inputValue('#param-errors'), 'false');
+      assert.match(await text('#param-fields'), /Rows from this instant on/);
+      await shot('10-typed-parameters');
+
+      await runQuery();
+      assert.equal(await text('#error .code'), '400 BAD_REQUEST');
+      assert.match(await text('#error .message'), /Parameter "since" is required/);
+      await page.fill('#param-since', '2026-11-21T10:00:00Z');
+      await page.selectOption('#param-errors', 'true');
+      await runQuery();
+      assert.match(await text('#result-meta'), /^8 rows/);
+      assert.ok(await page.locator('#error').isHidden());
+      await page.fill('#param-since', 'yesterday-ish');
+      await runQuery();
+      assert.match(await text('#error .message'), /since/);
+
+      // A copy saved from here keeps the parameters' types.
+      await page.click('#save-open');
+      await page.fill('#save-name', 'edge.typed.copy');
+      await page.click('#save-confirm');
+      await page.locator('#endpoint-name', { hasText: 'edge.typed.copy' }).waitFor();
+      const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string; params?: { name: string; type: string }[] }[];
+      const copy = list.find((e) => e.name === 'edge.typed.copy');
+      assert.deepEqual(
+        copy?.params?.map((p) => `${p.name}:${p.type}`),
+        ['since:timestamp', 'errors:bool', 'day:date', 'kind:enum'],
+      );
     });
 
     test('values from the data are shown as text, never run as markup', async () => {
@@ -299,6 +376,7 @@ if ('skip' in browser) {
       await page.click('#sign-out');
       await page.locator('#sign-in:not([hidden])').waitFor();
       assert.equal(await storedToken(), null);
+      assert.equal(await page.evaluate('Object.keys(sessionStorage).length'), 0, 'query drafts are forgotten too');
     });
 
     test('a token revoked while the page is open leads back to sign-in, saying so', async () => {
