@@ -2,9 +2,9 @@
  * A schema change in one source does not hold up ingest into another (over HTTP, real server):
  * while one event brings 1,000 new keys to one source, a bystander sending 20-event batches to
  * another source every 20 ms (open loop, so a stall shows in every request it covers) keeps its
- * p50 under 50 ms, or, on a machine so busy that the bystander alone is slower than that, within
- * 5× of its own p50 alone. (Before schema changes ran beside appends, the bystander's p50 was the
- * length of the whole change: 6.9 s against 0.2 s alone, measured on the same busy machine.)
+ * p50 under 100 ms, or, on a machine so busy that the bystander alone is slower than 10 ms, within
+ * 10× of its own p50 alone. (Before schema changes ran beside appends, the bystander's p50 was
+ * the length of the whole change: 6.9 s against 0.2 s alone, measured on the same busy machine.)
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -94,7 +94,7 @@ test('1,000 new keys in one source: another source keeps ingesting at its usual 
     `# 1,000 new keys answered in ${Math.round(wideMs)} ms; bystander: ${latencies.length} requests, p50 ${median.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms (alone: p50 ${p50(alone).toFixed(1)} ms)`,
   );
   assert.ok(latencies.length >= 5, `the bystander sent ${latencies.length} requests meanwhile`);
-  const bound = Math.max(50, 5 * p50(alone));
+  const bound = Math.max(100, 10 * p50(alone));
   assert.ok(
     median < bound,
     `bystander p50 ${median.toFixed(1)} ms (alone ${p50(alone).toFixed(1)} ms) while another source grew by 1,000 keys (${Math.round(wideMs)} ms)`,
