@@ -76,7 +76,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const { sources, tokens } = metadata;
   const engine = await openDuckDbEngine({
     path: databasePath(config),
-    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    memoryLimit: config.memoryLimit,
+    ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
+    ...(config.duckdbMaxTempSize !== undefined ? { maxTempSize: config.duckdbMaxTempSize } : {}),
     ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
     adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
@@ -114,11 +116,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
 
-  const ingest = new IngestService({ sources: tables, storage: engine.storage });
+  // Background tasks log through the HTTP app's logger once it exists.
+  let log: (message: string) => void = () => undefined;
+  const ingest = new IngestService({ sources: tables, storage: engine.storage, limits: config.schemaLimits });
   const retention = new RetentionTask({
     storage: engine.storage,
     catalog: tables.catalog,
     policies: () => sources.list().map((s) => ({ sourceId: s.id, retentionDays: s.retention_days })),
+    intervalMs: config.retentionSweepSeconds * 1000,
+    log: (message) => log(message),
   });
   retention.start();
 
@@ -130,6 +136,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
+    maxQueriesPerToken: config.maxQueriesPerToken,
+    maxResponseBytes: config.responseMaxBytes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
@@ -185,6 +193,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    httpTimeouts: config.httpTimeouts,
     savedEndpoints: {
       endpoints: () => endpoints.repository.list(),
       declaredParams: (e) => endpoints.runner.declaredParams(e),
@@ -211,6 +220,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     },
   });
+  log = (message) => app.log.info(message);
   logWarning = (e) => app.log.warn({ err: e }, 'metadata store: %s', e instanceof Error ? e.message : String(e));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -13,6 +13,7 @@ import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeTypes } from '../storage/infer.ts';
+import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
@@ -31,6 +32,8 @@ export interface IngestOptions {
   retryAfterSeconds?: number;
   /** Called with a person-readable line when a write fails. */
   log?: (message: string) => void;
+  /** Bounds on schema growth per source (src/storage/limits.ts). */
+  limits?: SchemaLimits;
 }
 
 interface Pending {
@@ -53,6 +56,7 @@ export class IngestService {
   private readonly maxGroup: number;
   private readonly retryAfter: number;
   private readonly log: (message: string) => void;
+  private readonly limits: SchemaLimits;
   private queue: Pending[] = [];
   private queued = 0;
   private writing: Promise<void> | undefined;
@@ -68,6 +72,7 @@ export class IngestService {
     this.maxGroup = options.maxGroupEvents ?? 100_000;
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
+    this.limits = options.limits ?? defaultSchemaLimits;
   }
 
   /** Events accepted but not yet committed. */
@@ -104,7 +109,7 @@ export class IngestService {
         ),
       );
     }
-    const prepared = prepareRequest(events, nowMicros(), rawText);
+    const prepared = prepareRequest(events, nowMicros(), rawText, this.limits);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ source, count: events.length, prepared, resolve, reject });
       this.queued += events.length;
@@ -237,7 +242,7 @@ export class IngestService {
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {});
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
       for (const p of requests) appendStored(events, p.prepared, columns);

@@ -142,10 +142,8 @@ export class DuckDbStorage implements StorageEngine {
       const result = await this.conn.run(`SELECT * FROM ${quoteIdent(table)} LIMIT 0`);
       const names = result.columnNames();
       const types = result.columnTypes();
-      const columns: Record<string, FieldType> = {};
-      names.forEach((name, i) => {
-        columns[name] = fieldType(types[i] as DuckDBType);
-      });
+      // fromEntries defines every name as an own key (`__proto__` included: names are user input).
+      const columns: Record<string, FieldType> = Object.fromEntries(names.map((name, i) => [name, fieldType(types[i] as DuckDBType)]));
       return { columns };
     });
   }
@@ -387,10 +385,9 @@ function fieldType(type: DuckDBType): FieldType {
     case DuckDBTypeId.LIST:
       return { kind: 'list', element: fieldType(type.valueType) };
     case DuckDBTypeId.STRUCT: {
-      const fields: Record<string, FieldType> = {};
-      type.entryNames.forEach((name, i) => {
-        fields[name] = fieldType(type.entryTypes[i] as DuckDBType);
-      });
+      const fields: Record<string, FieldType> = Object.fromEntries(
+        type.entryNames.map((name, i) => [name, fieldType(type.entryTypes[i] as DuckDBType)]),
+      );
       return { kind: 'record', fields };
     }
     default:
