@@ -61,6 +61,13 @@ export interface QueryResult {
 }
 
 export interface QueryEngine {
+  /**
+   * Capability: `run` binds typed values (`ParamValue` objects) with their own types. An engine
+   * without it is given every value as text (`paramText`), so a typed endpoint still runs there
+   * (its values checked and defaulted, but compared as the engine compares strings) instead of
+   * binding NULL.
+   */
+  readonly typedParams?: boolean;
   /** Throws INVALID_QUERY when the query could not run (unknown column, type error); runs nothing. */
   check(query: PreparedQuery): Promise<void>;
   /** `params`: values for the query's declared parameters; absent or null → NULL. */

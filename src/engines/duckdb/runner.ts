@@ -88,6 +88,7 @@ function translate(query: PreparedQuery, maxRows: number | undefined): Translati
 const SIZE_CHECK_ROWS = 16;
 
 export class DuckDbQueryRunner implements QueryEngine {
+  readonly typedParams = true;
   private readonly idle: DuckDBConnection[] = [];
   /** Prepared statements of each pooled connection, by SQL text. */
   private readonly statements = new WeakMap<DuckDBConnection, Lru<string, DuckDBPreparedStatement>>();
