@@ -54,8 +54,10 @@ export class RetentionTask {
     const started = Date.now();
     let deleted = 0;
     const parts: string[] = [];
-    for (const { sourceId, retentionDays } of policies()) {
-      if (retentionDays === null || retentionDays === undefined || !(retentionDays > 0)) continue;
+    const due = [...policies()].filter(({ retentionDays }) => retentionDays !== null && retentionDays !== undefined && retentionDays > 0);
+    if (due.length > 0) log?.(`Retention sweep started over ${due.length} source(s) with a retention period.`);
+    for (const { sourceId, retentionDays } of due) {
+      if (retentionDays === null || retentionDays === undefined) continue;
       const entry = catalog.sourceById(sourceId);
       if (entry === undefined) continue;
       const cutoff = BigInt(Math.floor(now - retentionDays * 86_400_000)) * 1000n;

@@ -168,3 +168,31 @@ describe('abusive keys and shapes', () => {
     );
   });
 });
+
+describe('an ingest write past the engine memory limit', () => {
+  let s: TestServer;
+  before(async () => {
+    // A tiny limit stands in for a very wide source on a small budget (measured: 5,000 top-level
+    // plus 5,000 nested fields needed more than the default 1 GiB).
+    s = await startTestServer({ DUCKDB_MEMORY_LIMIT: '16MiB' });
+    await createSource(s, 'wide');
+  });
+  after(() => s.close());
+
+  it('answers 503 OVERLOADED naming the limit, not 500, stores nothing, and ingest keeps working', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
+    const r = await s.fetch('/api/logs?source_name=wide', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ id: 'w1', m: wide }, { id: 'w2', m: wide }]),
+    });
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    assert.equal(r.status, 503, JSON.stringify(body));
+    assert.equal(body.error.code, 'OVERLOADED');
+    assert.match(body.error.message, /MEMORY_BUDGET/);
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    assert.equal((await post(s, 'postgres.logs', '[{"id":"small","a":1}]')).status, 200);
+    await createEndpoint(s, { name: 'wide-count', query: 'select count(*) as n from `wide`', cache_duration_seconds: 0 });
+    assert.deepEqual(await rows(s, 'wide-count'), [{ n: 0 }]);
+  });
+});

@@ -1,7 +1,8 @@
 /**
- * Retention under kill -9: the real service in a child process sweeps every second while a large
- * share of its events is expired; it is killed at random moments (during sweeps) and restarted.
- * Every event inside its source's retention must survive every crash, and expired events do go.
+ * Retention under kill -9: the real service in a child process sweeps every second; each round
+ * loads a batch of expired events, waits for the next sweep to start (its log line) and kills the
+ * process a random few milliseconds into it, while it deletes. Every event inside its source's
+ * retention must survive every crash, and the expired events do go.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -42,6 +43,36 @@ async function ingest(events: unknown[]): Promise<void> {
   }
 }
 
+/** Calls `onLine` with each line the service logs, until the returned function is called. */
+function watchLog(s: ServiceProcess, onLine: (line: string) => void): () => void {
+  let pending = '';
+  const onData = (d: Buffer) => {
+    pending += d.toString();
+    for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
+      onLine(pending.slice(0, i));
+      pending = pending.slice(i + 1);
+    }
+  };
+  s.child.stdout?.on('data', onData);
+  return () => s.child.stdout?.off('data', onData);
+}
+
+function nextLine(s: ServiceProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no log line ${pattern} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const stop = watchLog(s, (line) => {
+      if (pattern.test(line)) {
+        clearTimeout(timer);
+        stop();
+        resolve(line);
+      }
+    });
+  });
+}
+
 async function counts(): Promise<{ recent: number; expired: number }> {
   const r = await call('GET', '/api/endpoints/query/retention-counts');
   assert.equal(r.status, 200, JSON.stringify(r.json));
@@ -51,7 +82,7 @@ async function counts(): Promise<{ recent: number; expired: number }> {
 
 test('kill -9 during retention sweeps never loses an event inside the retention period', async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'quarry-retention-crash-'));
-  const env = { RETENTION_SWEEP_SECONDS: '1' };
+  const env = { RETENTION_SWEEP_SECONDS: '1', LOG_LEVEL: 'info' };
   service = await spawnService(dir, env);
   const created = await call('POST', '/api/sources', { name: 'kept' });
   assert.equal(created.status, 201);
@@ -67,23 +98,35 @@ test('kill -9 during retention sweeps never loses an event inside the retention 
   });
   assert.equal(endpoint.status, 201, JSON.stringify(endpoint.json));
 
-  const deleted: number[] = [];
+  const sweeps: string[] = [];
+  const kills: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // A fresh load of expired events, three to ten days old, then a crash at a random moment of
-    // the next sweeps.
-    await ingest(
+    const s = service;
+    watchLog(s, (line) => {
+      const m = /Retention sweep deleted (\d+) event\(s\) in (\d+) ms/.exec(line);
+      if (m && m[1] !== '0') sweeps.push(`${m[1]} in ${m[2]} ms`);
+    });
+    // A fresh load of expired events (three to ten days old) in one commit, so the next sweep
+    // has all of them to delete; the kill comes a random few milliseconds into that sweep.
+    const r = await call(
+      'POST',
+      '/api/logs?source_name=kept',
       Array.from({ length: EXPIRED_PER_ROUND }, (_, i) => ({
         id: `old-${round}-${i}`,
         timestamp: new Date(now - 3 * DAY_MS - (i % 7) * DAY_MS).toISOString(),
         event_message: 'out',
       })),
     );
-    await new Promise((r) => setTimeout(r, 200 + Math.random() * 1500));
-    await service.kill9();
+    assert.equal(r.status, 200);
+    // The first sweep to start after the commit.
+    await nextLine(s, /Retention sweep started/, 5000);
+    const delay = Math.random() * 15;
+    await new Promise((done) => setTimeout(done, delay));
+    await s.kill9();
+    kills.push(`${delay.toFixed(0)} ms`);
     service = await spawnService(dir, env);
     const c = await counts();
     assert.equal(c.recent, RECENT, `round ${round}: events inside the retention were lost`);
-    deleted.push(EXPIRED_PER_ROUND - c.expired);
   }
   // The sweeps do delete: within a few seconds every expired event is gone.
   const deadline = Date.now() + 10_000;
@@ -93,5 +136,5 @@ test('kill -9 during retention sweeps never loses an event inside the retention 
     last = await counts();
   }
   assert.deepEqual(last, { recent: RECENT, expired: 0 });
-  console.log(`expired events already gone at each restart: ${deleted.join(', ')} (of ${EXPIRED_PER_ROUND} + leftovers)`);
+  console.log(`killed ${kills.join(', ')} into a sweep; sweeps that deleted and finished: ${sweeps.join('; ')}`);
 });
