@@ -24,6 +24,19 @@ export interface Config {
   memoryLimit?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
+  /** QUARRY_ENGINE: the embedded DuckDB store (default) or ClickHouse. */
+  engine: 'duckdb' | 'clickhouse';
+  /** Set when engine is 'clickhouse'. */
+  clickhouse?: ClickHouseConfig;
+}
+
+export interface ClickHouseConfig {
+  /** CLICKHOUSE_URL: `http(s)://host:port`, or `chdb:` / `chdb:///dir` for embedded chDB. */
+  url: string;
+  user?: string;
+  password?: string;
+  /** CLICKHOUSE_DATABASE (default `quarry`): every Quarry table lives in it. */
+  database: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -53,6 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentQueries: Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4)),
     maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    engine: 'duckdb',
   };
   const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
@@ -62,6 +76,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;
   if (mem) config.memoryLimit = mem;
+  const engine = optional(env, 'QUARRY_ENGINE') ?? 'duckdb';
+  if (engine !== 'duckdb' && engine !== 'clickhouse') {
+    throw new Error(`QUARRY_ENGINE must be duckdb or clickhouse, got "${engine}"`);
+  }
+  config.engine = engine;
+  if (engine === 'clickhouse') config.clickhouse = clickHouseConfig(env);
   return config;
 }
 
@@ -72,4 +92,36 @@ export function generatedTokenPath(config: Config): string {
 
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'quarry.duckdb');
+}
+
+function clickHouseConfig(env: Env): ClickHouseConfig {
+  const url = optional(env, 'CLICKHOUSE_URL');
+  if (url === undefined) {
+    throw new Error('QUARRY_ENGINE=clickhouse needs CLICKHOUSE_URL (http://host:8123, or chdb: for an embedded chDB under DATA_DIR)');
+  }
+  if (!/^(https?:\/\/|chdb:)/.test(url)) throw new Error(`CLICKHOUSE_URL must start with http://, https:// or chdb:, got "${url}"`);
+  const database = optional(env, 'CLICKHOUSE_DATABASE') ?? 'quarry';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+    throw new Error(`CLICKHOUSE_DATABASE must be letters, digits and _ (at most 64), got "${database}"`);
+  }
+  const config: ClickHouseConfig = { url, database };
+  const user = optional(env, 'CLICKHOUSE_USER');
+  const password = optional(env, 'CLICKHOUSE_PASSWORD');
+  if (user) config.user = user;
+  if (password) config.password = password;
+  return config;
+}
+
+/** The chDB data directory `CLICKHOUSE_URL=chdb:` (under DATA_DIR) or `chdb:///dir` names; undefined for a server URL. */
+export function chdbPath(config: Config): string | undefined {
+  const url = config.clickhouse?.url;
+  if (url === undefined || !url.startsWith('chdb:')) return undefined;
+  const rest = url.slice('chdb:'.length);
+  if (rest === '' || rest === '//') return path.join(config.dataDir, 'clickhouse');
+  return path.resolve(rest.replace(/^\/\//, ''));
+}
+
+/** The embedded DuckDB file holding the metadata when the engine is ClickHouse. */
+export function metadataDatabasePath(config: Config): string {
+  return path.join(config.dataDir, 'quarry-metadata.duckdb');
 }

@@ -6,8 +6,12 @@ import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
-import { type Config, databasePath } from './config.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { type Config, chdbPath, databasePath, metadataDatabasePath } from './config.ts';
+import { openClickHouseEngine } from './engines/clickhouse/index.ts';
+import { openDuckDb } from './engines/duckdb/database.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
+import type { Engine } from './engines/engine.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
@@ -41,13 +45,51 @@ export interface StartOptions {
   clock?: Clock;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  await mkdir(config.dataDir, { recursive: true });
+/** The configured engine, and a connection for the metadata repositories. */
+async function openEngine(config: Config): Promise<{ engine: Engine; metadata: DuckDBConnection; close(): Promise<void> }> {
+  if (config.engine === 'clickhouse' && config.clickhouse) {
+    const ch = config.clickhouse;
+    const embedded = chdbPath(config);
+    const memory = config.memoryLimit ? bytes(config.memoryLimit) : 0;
+    const engine = await openClickHouseEngine({
+      database: ch.database,
+      ...(embedded ? { chdbPath: embedded } : { url: ch.url }),
+      ...(ch.user ? { user: ch.user } : {}),
+      ...(ch.password ? { password: ch.password } : {}),
+      ...(memory > 0 ? { maxMemoryBytes: memory } : {}),
+    });
+    // Sources, tokens and endpoints stay in an embedded DuckDB file beside the engine.
+    const db = await openDuckDb({ path: metadataDatabasePath(config) });
+    return {
+      engine,
+      metadata: await db.connect(),
+      async close() {
+        await engine.close();
+        db.close();
+      },
+    };
+  }
   const engine = await openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
   });
-  const meta = serial(await engine.metadataConnection());
+  return { engine, metadata: await engine.metadataConnection(), close: () => engine.close() };
+}
+
+/** '4GB' / '512MiB' → bytes. */
+function bytes(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text.trim());
+  if (!m) return 0;
+  const unit = m[2]!.toLowerCase();
+  const factor: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+  return Number(m[1]) * (factor[unit] ?? 0);
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  const opened = await openEngine(config);
+  const engine = opened.engine;
+  const meta = serial(opened.metadata);
   const sources = await openSourceRepository(meta);
   const tokens = await openTokenRepository(meta);
   const boot = await bootstrapTokens(config, tokens);
@@ -133,7 +175,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         endpoints.close();
         await retention.stop();
         await ingest.close();
-        await engine.close();
+        await opened.close();
       })();
       return closing;
     },

@@ -1,0 +1,139 @@
+/**
+ * Defence in depth for the ClickHouse engine, behind the validator and the generator.
+ *
+ * 1. Every caller query runs with per-query settings (`querySettings`): `readonly = 1` (no writes,
+ *    no settings changes, and no table functions: `file`, `url`, `s3`, `remote`, `mysql`, … need
+ *    the right to create temporary tables, which read-only mode takes away), a time limit, a memory
+ *    limit and a result row cap. They are written into the statement's own SETTINGS clause, so they
+ *    hold for that statement on a server and on embedded chDB alike (chDB has no users or settings
+ *    profiles; on a server a read-only user restricted to Quarry's database adds a further layer:
+ *    docs/SCALING.md).
+ * 2. `checkTranslatedSql`: ClickHouse's own parse tree of the generated statement (`EXPLAIN AST`)
+ *    must be one SELECT reading only the tables the query may read (Quarry's database, never
+ *    `system.*` or another database), no table function, no dictionary, and only functions the
+ *    generator emits.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { QuarryError } from '../../errors.ts';
+import { Lru } from '../../sql/lru.ts';
+
+export interface QuerySettings {
+  timeoutMs: number;
+  maxRows: number;
+  /** Bytes; 0 leaves the server's own limit. */
+  maxMemoryBytes: number;
+}
+
+/** The SETTINGS clause appended to every generated caller query. */
+export function querySettings(s: QuerySettings): string {
+  const settings: [string, string | number][] = [
+    ['max_execution_time', Math.max(0.001, s.timeoutMs / 1000)],
+    ['timeout_overflow_mode', "'throw'"],
+    ['max_result_rows', Math.max(1, s.maxRows)],
+    ['result_overflow_mode', "'break'"],
+    ['join_use_nulls', 1],
+    ['aggregate_functions_null_for_empty', 1],
+    ['prefer_column_name_to_alias', 1],
+    ['enable_positional_arguments', 1],
+    ['output_format_json_quote_64bit_integers', 0],
+    ['output_format_json_quote_denormals', 1],
+    ['output_format_json_quote_decimals', 0],
+    ['allow_experimental_correlated_subqueries', 1],
+  ];
+  if (s.maxMemoryBytes > 0) settings.push(['max_memory_usage', Math.floor(s.maxMemoryBytes)]);
+  // Last, so every setting above is applied before the query becomes read-only.
+  settings.push(['readonly', 1]);
+  return ` SETTINGS ${settings.map(([k, v]) => `${k} = ${v}`).join(', ')}`;
+}
+
+/** Functions (and operators, as ClickHouse names them) the generator emits; anything else is refused. */
+const emittedFunctions = new Set(
+  `and or not equals notEquals less lessOrEquals greater greaterOrEquals plus minus multiply divide modulo negate
+  concat like notLike in notIn has isNull isNotNull isNotDistinctFrom if multiIf ifNull coalesce nullIf assumeNotNull
+  CAST _CAST accurateCastOrNull caseWithExpression toTimeZone toDecimal128 arrayFilter arraySort arrayReverseSort toFloat64OrZero toInt64 toUInt64 toFloat64 toString toBool toDate32 toDateTime64 toNullable
+  bitAnd bitOr bitXor array tuple tupleElement arrayElement arrayElementOrNull arrayJoin arrayResize arrayMap arraySlice range empty notEmpty length
+  JSONAllPaths JSONType JSONExtractString JSONExtractRaw
+  match regexpExtract replaceRegexpAll replaceRegexpOne startsWith endsWith lowerUTF8 upperUTF8 lengthUTF8 positionUTF8 substringUTF8
+  splitByString trimBoth trimLeft trimRight trim replaceAll greatest least abs round sign floor ceil trunc sqrt pow intDiv
+  lambda throwIf now64 toStartOfInterval toStartOfDay toStartOfWeek toStartOfMonth toStartOfQuarter toStartOfYear
+  toIntervalMicrosecond toIntervalMillisecond toIntervalSecond toIntervalMinute toIntervalHour toIntervalDay toIntervalWeek
+  toIntervalMonth toIntervalQuarter toIntervalYear dateDiff formatDateTime parseDateTime64BestEffort parseDateTime64BestEffortOrNull
+  toUnixTimestamp64Micro fromUnixTimestamp64Micro toMicrosecond toSecond toMinute toHour toDayOfMonth toDayOfWeek toDayOfYear
+  toWeek toMonth toQuarter toYear
+  count countIf countDistinct sum avg min max any stddevSamp varSamp groupArray groupUniqArray arrayStringConcat quantilesExactLow
+  row_number rank dense_rank percent_rank cume_dist ntile lagInFrame leadInFrame first_value last_value exists`
+    .split(/\s+/)
+    .filter((f) => f !== ''),
+);
+
+export interface TranslatedCheck {
+  /** The database holding Quarry's tables. */
+  database: string;
+  /** Physical tables the query may read. */
+  tables: readonly string[];
+  /** CTE names defined by the query. */
+  ctes: readonly string[];
+}
+
+/** Verdicts already given (only passes), by everything the verdict depends on. */
+const passed = new Lru<string, true>(1024);
+
+export function clearTranslatedSqlVerdicts(): void {
+  passed.clear();
+}
+
+export async function checkTranslatedSql(client: ClickHouseClient, sql: string, allowed: TranslatedCheck): Promise<void> {
+  const key = JSON.stringify([allowed.database, [...allowed.tables].sort(), [...allowed.ctes].map((c) => c.toLowerCase()).sort(), sql]);
+  if (passed.get(key)) return;
+  let tree: string;
+  try {
+    // As a subquery, so the output format applies to the listing itself.
+    const result = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${sql})`, format: 'JSONEachRow' });
+    // A server gives {"explain": line} per row; chDB gives the line itself.
+    tree = ((await result.json()) as (string | { explain: string })[]).map((r) => (typeof r === 'string' ? r : r.explain)).join('\n');
+  } catch (e) {
+    throw new QuarryError('INTERNAL', 'The translated query failed the engine-side check', { cause: e });
+  }
+  const problem = treeProblem(tree, allowed);
+  if (problem) throw new QuarryError('QUERY_NOT_ALLOWED', `Not allowed in queries: ${problem}`);
+  passed.set(key, true);
+}
+
+/** The first thing in an `EXPLAIN AST` listing that generated SQL never contains, or undefined. */
+export function treeProblem(tree: string, allowed: TranslatedCheck): string | undefined {
+  const lines = tree.split('\n').filter((l) => l.trim() !== '');
+  if (!lines[0]?.startsWith('SelectWithUnionQuery')) return 'a statement other than SELECT';
+  const tables = new Set(allowed.tables.map((t) => `${allowed.database}.${t}`));
+  const ctes = new Set(allowed.ctes.map((c) => c.toLowerCase()));
+  let tableExpressionDepth = -1;
+  for (const line of lines.slice(1)) {
+    const depth = line.length - line.trimStart().length;
+    const node = line.trim();
+    // The output format the client appends.
+    if (depth === 1 && node.startsWith('Identifier ')) continue;
+    if (depth === 0) return 'several statements';
+    if (tableExpressionDepth >= 0 && depth <= tableExpressionDepth) tableExpressionDepth = -1;
+    if (node.startsWith('TableExpression')) {
+      tableExpressionDepth = depth;
+      continue;
+    }
+    const [kind, name = ''] = node.split(/\s+/);
+    if (kind === 'TableIdentifier') {
+      // system.one is the one-row table ClickHouse itself puts under a SELECT without FROM.
+      if (!(tables.has(name) || ctes.has(name.toLowerCase()) || name === 'system.one')) return 'a table outside the allowed CTEs';
+      continue;
+    }
+    if (kind === 'Function') {
+      // A function directly under a table expression is a table function.
+      if (tableExpressionDepth >= 0 && depth === tableExpressionDepth + 1) return `table function ${name}`;
+      if (!emittedFunctions.has(name)) return `function ${name}`;
+      continue;
+    }
+    if (kind === 'Set') return 'a SETTINGS clause';
+    if (kind === 'SampleRatio' || kind === 'TableOverride') return `a ${kind} clause`;
+    // The generator's only wildcard is `alias.*` around an UNNEST.
+    if (kind === 'Asterisk' || kind === 'ColumnsRegexpMatcher' || kind === 'ColumnsListMatcher') return 'a wildcard';
+    if (kind === 'Identifier' && /^system\./i.test(name)) return 'a system table';
+  }
+  return undefined;
+}
