@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connectClickHouse } from '../../src/engines/clickhouse/client.ts';
+import { type ClickHouseConnection, connectClickHouse } from '../../src/engines/clickhouse/client.ts';
 import { ClickHouseQueryRunner } from '../../src/engines/clickhouse/runner.ts';
 import { ClickHouseStorage } from '../../src/engines/clickhouse/storage.ts';
 import { ClickHouseCatalogRepository } from '../../src/engines/clickhouse/storage-catalog.ts';
@@ -47,6 +47,8 @@ export interface QueryTestEngine {
   name: EngineName;
   query: QueryEngine;
   catalog: Catalog;
+  /** ClickHouse: the engine's connection (raw statements in engine tests). */
+  connection?: ClickHouseConnection;
   close(): Promise<void>;
 }
 
@@ -76,12 +78,14 @@ export async function openQueryTestEngine(name: EngineName, sources: SourceTable
     const events = (data[s.name] ?? []).map(storedEvent);
     if (events.length > 0) await storage.append([{ table: s.table, schema: s.schema, events }]);
   }
-  const query = new ClickHouseQueryRunner({ client: conn.reader, database });
+  const query = new ClickHouseQueryRunner({ client: conn.reader, killer: conn.client, database });
   return {
     name,
     query,
     catalog: makeCatalog(sources),
+    connection: conn,
     async close() {
+      await query.stopAll();
       await conn.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -31,6 +31,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     await sources.reconcile();
     const query = new ClickHouseQueryRunner({
       client: connection.reader,
+      killer: connection.client,
       database: connection.database,
       ...(options.maxMemoryBytes ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
     });
@@ -42,7 +43,10 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
       sources,
       // Caller queries carry their own read-only settings (lockdown.ts); nothing is global here.
       async lockDown() {},
-      close: () => connection.close(),
+      async close() {
+        await query.stopAll();
+        await connection.close();
+      },
     };
   } catch (e) {
     await connection.close().catch(() => undefined);

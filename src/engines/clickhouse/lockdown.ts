@@ -22,6 +22,8 @@ export interface QuerySettings {
   maxRows: number;
   /** Bytes; 0 leaves the server's own limit. */
   maxMemoryBytes: number;
+  /** `log_comment`: finds the query again to stop it (`quarry:<uuid>`). */
+  marker?: string;
 }
 
 /** The SETTINGS clause appended to every generated caller query. */
@@ -41,6 +43,7 @@ export function querySettings(s: QuerySettings): string {
     ['allow_experimental_correlated_subqueries', 1],
   ];
   if (s.maxMemoryBytes > 0) settings.push(['max_memory_usage', Math.floor(s.maxMemoryBytes)]);
+  if (s.marker !== undefined && /^quarry:[0-9a-f-]+$/.test(s.marker)) settings.push(['log_comment', `'${s.marker}'`]);
   // Last, so every setting above is applied before the query becomes read-only.
   settings.push(['readonly', 1]);
   return ` SETTINGS ${settings.map(([k, v]) => `${k} = ${v}`).join(', ')}`;
@@ -85,6 +88,8 @@ export function clearTranslatedSqlVerdicts(): void {
 export async function checkTranslatedSql(client: ClickHouseClient, sql: string, allowed: TranslatedCheck): Promise<void> {
   const key = JSON.stringify([allowed.database, [...allowed.tables].sort(), [...allowed.ctes].map((c) => c.toLowerCase()).sort(), sql]);
   if (passed.get(key)) return;
+  const words = lexicalProblem(sql);
+  if (words) throw new QuarryError('QUERY_NOT_ALLOWED', `Not allowed in queries: ${words}`);
   let tree: string;
   try {
     // As a subquery, so the output format applies to the listing itself.
@@ -135,5 +140,36 @@ export function treeProblem(tree: string, allowed: TranslatedCheck): string | un
     if (kind === 'Asterisk' || kind === 'ColumnsRegexpMatcher' || kind === 'ColumnsListMatcher') return 'a wildcard';
     if (kind === 'Identifier' && /^system\./i.test(name)) return 'a system table';
   }
+  return undefined;
+}
+
+/** Bare words the generator never prints (its names are all backquoted); EXPLAIN AST omits some. */
+const forbiddenWords = new Set(['SAMPLE', 'SETTINGS', 'FORMAT', 'INTO', 'OUTFILE', 'FINAL', 'PREWHERE', 'SYSTEM', 'KILL', 'INSERT', 'DROP', 'ALTER', 'ATTACH', 'DETACH', 'OPTIMIZE', 'TRUNCATE', 'GRANT', 'SET']);
+
+/**
+ * A lexical pass over the statement: outside string literals and backquoted names, no comment, no
+ * statement separator and none of `forbiddenWords`.
+ */
+export function lexicalProblem(sql: string): string | undefined {
+  let i = 0;
+  let bare = '';
+  while (i < sql.length) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '`') {
+      // Quoted: skip to the closing quote (backslash escapes the next character).
+      i++;
+      while (i < sql.length && sql[i] !== c) i += sql[i] === '\\' ? 2 : 1;
+      if (i >= sql.length) return 'an unterminated quote';
+      i++;
+      bare += ' ';
+      continue;
+    }
+    if (c === '"') return 'a double-quoted name';
+    if (c === ';') return 'several statements';
+    if ((c === '-' && sql[i + 1] === '-') || (c === '/' && sql[i + 1] === '*') || c === '#') return 'a comment';
+    bare += c;
+    i++;
+  }
+  for (const word of bare.toUpperCase().match(/[A-Z_]+/g) ?? []) if (forbiddenWords.has(word)) return `the keyword ${word}`;
   return undefined;
 }

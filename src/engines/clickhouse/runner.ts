@@ -4,6 +4,7 @@
  * generated LIMIT, and `max_result_rows`) and the time limit (`max_execution_time`, plus a client
  * abort a little later), run read-only, and encode the rows as the DuckDB engine does.
  */
+import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
@@ -18,6 +19,11 @@ import { checkTranslatedSql, querySettings } from './lockdown.ts';
 
 export interface ClickHouseQueryRunnerOptions {
   client: ClickHouseClient;
+  /**
+   * Stops queries that outlived their time limit (`KILL QUERY`). On chDB a query that reported its
+   * timeout may still run on in the background, so another session stops it.
+   */
+  killer?: ClickHouseClient;
   database: string;
   /** Per-query memory limit in bytes (0: the server's). */
   maxMemoryBytes?: number;
@@ -84,11 +90,13 @@ export class ClickHouseQueryRunner implements QueryEngine {
       values[name] = typeof v === 'string' ? v : null;
     }
     const remaining = Math.max(1, options.timeoutMs - (Date.now() - started));
+    const marker = `quarry:${randomUUID()}`;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), remaining + ABORT_GRACE_MS);
     try {
       const result = await client.query({
-        query: generated.sql + querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0 }),
+        query:
+          generated.sql + querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker }),
         query_params: values,
         format: 'JSONEachRow',
         abort_signal: abort.signal,
@@ -101,11 +109,29 @@ export class ClickHouseQueryRunner implements QueryEngine {
       );
       return { rows, warnings: generated.warnings };
     } catch (e) {
-      if (abort.signal.aborted) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
-      throw mapClickHouseError(e, options.timeoutMs);
+      const mapped = abort.signal.aborted
+        ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
+        : mapClickHouseError(e, options.timeoutMs);
+      if (mapped.code === 'QUERY_TIMEOUT') this.kill(marker);
+      throw mapped;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Stops every query this runner started that is still running (shutdown). */
+  async stopAll(): Promise<void> {
+    await this.killWhere("LIKE 'quarry:%'");
+  }
+
+  private kill(marker: string): void {
+    void this.killWhere(`= '${marker}'`);
+  }
+
+  private async killWhere(condition: string): Promise<void> {
+    const killer = this.options.killer;
+    if (!killer) return;
+    await killer.command({ query: `KILL QUERY WHERE Settings['log_comment'] ${condition} ASYNC` }).catch(() => undefined);
   }
 
   /** Checks that a query can run without running it: ClickHouse analyses it (types included) for EXPLAIN. */
