@@ -2,6 +2,7 @@
  * The "limit" reference: hand-written, optimal DuckDB SQL against Quarry's own tables, in-process,
  * no HTTP. Opens the service's database file read-only after the service has stopped.
  */
+import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CaseId, QueryContext } from './cases.ts';
@@ -74,7 +75,7 @@ export interface LimitRun {
 }
 
 async function tableOf(conn: DuckDBConnection, source: string): Promise<string> {
-  const reader = await conn.runAndReadAll(`SELECT "table" FROM _quarry_sources WHERE name = ${lit(source)}`);
+  const reader = await conn.runAndReadAll(`SELECT "table" FROM quarry_metadata._quarry_sources WHERE name = ${lit(source)}`);
   const row = reader.getRows()[0];
   if (row === undefined) throw new Error(`the database has no source named ${source}`);
   return ident(String(row[0]));
@@ -92,6 +93,8 @@ export async function runLimit(
   const conn = await instance.connect();
   try {
     await conn.run("SET TimeZone = 'UTC'");
+    // Sources live in the metadata store's own file beside the event database.
+    await conn.run(`ATTACH ${lit(path.join(path.dirname(databaseFile), 'metadata.duckdb'))} AS quarry_metadata (READ_ONLY)`);
     const edge = await tableOf(conn, 'cloudflare.logs.prod');
     const pg = await tableOf(conn, 'postgres.logs');
     const out: LimitRun = { results: {}, rows: {} };

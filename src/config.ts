@@ -1,5 +1,5 @@
 /**
- * Environment → typed configuration, in one place (CONTRACT §1).
+ * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
 
@@ -8,7 +8,7 @@ export interface Config {
   host: string;
   /** Everything the embedded default stores lives here. */
   dataDir: string;
-  /** Bootstrap tokens (CONTRACT §1). */
+  /** Bootstrap tokens (docs/API.md §1). */
   privateAccessToken?: string;
   publicAccessToken?: string;
   /** Older Supabase stacks: one key for ingest and query. */
@@ -28,6 +28,8 @@ export interface Config {
   engine: 'duckdb' | 'clickhouse';
   /** Set when engine is 'clickhouse'. */
   clickhouse?: ClickHouseConfig;
+  /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
+  metricsToken?: string;
 }
 
 export interface ClickHouseConfig {
@@ -72,6 +74,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
   const legacy = optional(env, 'LOGFLARE_API_KEY');
   const mem = optional(env, 'DUCKDB_MEMORY_LIMIT');
+  const metricsToken = optional(env, 'METRICS_TOKEN');
+  if (metricsToken) config.metricsToken = metricsToken;
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;
@@ -121,7 +125,7 @@ export function chdbPath(config: Config): string | undefined {
   return path.resolve(rest.replace(/^\/\//, ''));
 }
 
-/** The embedded DuckDB file holding the metadata when the engine is ClickHouse. */
-export function metadataDatabasePath(config: Config): string {
-  return path.join(config.dataDir, 'quarry-metadata.duckdb');
+/** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */
+export function metadataPath(config: Config): string {
+  return path.join(config.dataDir, 'metadata.duckdb');
 }

@@ -64,7 +64,7 @@ export function isQuarryError(e: unknown): e is QuarryError {
   return e instanceof QuarryError;
 }
 
-/** The JSON body of every error response (CONTRACT §4). */
+/** The JSON body of every error response (docs/API.md §4). */
 export interface ErrorBody {
   error: { message: string; code: ErrorCode; status: number; fields?: Record<string, string[]> };
 }

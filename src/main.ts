@@ -23,7 +23,11 @@ async function main(): Promise<void> {
       `    ${server.generatedPrivateToken}`,
     );
   }
-  lines.push('', `Try:  curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`);
+  lines.push(
+    '',
+    `Explore: open ${server.url}/ in a browser and sign in with the private access token`,
+    `Try:     curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`,
+  );
   console.log(lines.join('\n'));
 
   let stopping = false;

@@ -1,27 +1,32 @@
 /**
- * Start-up and shutdown: config → engine (storage + query) → metadata → services → HTTP. `main.ts` calls this with
+ * Start-up and shutdown: config → metadata store → engine (storage + query) → services → HTTP.
+ * The composition root: the only module that picks implementations (engine, metadata store). `main.ts` calls this with
  * the environment's config; tests and the benchmark call it with their own.
  */
 import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { type Config, chdbPath, databasePath, metadataDatabasePath } from './config.ts';
+import { type Config, chdbPath, databasePath, metadataPath } from './config.ts';
 import { openClickHouseEngine } from './engines/clickhouse/index.ts';
-import { openDuckDb } from './engines/duckdb/database.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import type { Engine } from './engines/engine.ts';
+import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
+import { fanOut } from './endpoints/observation.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
 import { registerEndpointRoutes } from './http/endpoint-routes.ts';
 import { ingestRoutes } from './http/ingest-routes.ts';
+import { metricsRoutes } from './http/metrics-routes.ts';
 import type { SourceAdmin } from './http/source-routes.ts';
 import { IngestService } from './ingest/pipeline.ts';
-import { serial } from './metadata/connection.ts';
-import { type SourceRepository, openSourceRepository, supabaseSources } from './metadata/sources.ts';
-import { openTokenRepository } from './metadata/tokens.ts';
+import { QuarryMetrics } from './metrics/metrics.ts';
+import { StorageUsageProbe } from './metrics/storage-usage.ts';
+import { seedSupabaseEndpoints } from './endpoints/seed.ts';
+import type { MetadataRecords } from './metadata/records.ts';
+import { type SourceRepository, supabaseSources } from './metadata/sources.ts';
+import { openMetadataStore } from './metadata/store.ts';
 import { RetentionTask } from './storage/retention.ts';
 
 export interface RunningServer {
@@ -40,59 +45,52 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
   }
 }
 
-export interface StartOptions {
-  /** The result cache's clock (tests move it by hand). */
-  clock?: Clock;
+/** The embedded metadata store: its own file in DATA_DIR. */
+function openMetadataRecords(config: Config, _onError: (e: unknown) => void): Promise<MetadataRecords> {
+  return openEmbeddedMetadata({ path: metadataPath(config), legacyDatabase: databasePath(config) });
 }
 
-/** The configured engine, and a connection for the metadata repositories. */
-async function openEngine(config: Config): Promise<{ engine: Engine; metadata: DuckDBConnection; close(): Promise<void> }> {
+export interface StartOptions {
+  /** The result cache's and the endpoint stats' clock (tests move it by hand). */
+  clock?: Clock;
+  /** How long a storage measurement for the metrics is reused (default 5 s). */
+  storageMetricsMaxAgeMs?: number;
+}
+
+/** The configured engine: embedded DuckDB (default), or ClickHouse (a server, or embedded chDB). */
+async function openEngine(config: Config): Promise<Engine> {
   if (config.engine === 'clickhouse' && config.clickhouse) {
     const ch = config.clickhouse;
     const embedded = chdbPath(config);
     const memory = config.memoryLimit ? bytes(config.memoryLimit) : 0;
-    const engine = await openClickHouseEngine({
+    return openClickHouseEngine({
       database: ch.database,
       ...(embedded ? { chdbPath: embedded } : { url: ch.url }),
       ...(ch.user ? { user: ch.user } : {}),
       ...(ch.password ? { password: ch.password } : {}),
       ...(memory > 0 ? { maxMemoryBytes: memory } : {}),
     });
-    // Sources, tokens and endpoints stay in an embedded DuckDB file beside the engine.
-    const db = await openDuckDb({ path: metadataDatabasePath(config) });
-    return {
-      engine,
-      metadata: await db.connect(),
-      async close() {
-        await engine.close();
-        db.close();
-      },
-    };
   }
-  const engine = await openDuckDbEngine({
+  return openDuckDbEngine({
     path: databasePath(config),
     ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
   });
-  return { engine, metadata: await engine.metadataConnection(), close: () => engine.close() };
 }
 
 /** '4GB' / '512MiB' → bytes. */
 function bytes(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text.trim());
   if (!m) return 0;
-  const unit = m[2]!.toLowerCase();
   const factor: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
-  return Number(m[1]) * (factor[unit] ?? 0);
+  return Number(m[1]) * (factor[m[2]!.toLowerCase()] ?? 0);
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
-  const opened = await openEngine(config);
-  const engine = opened.engine;
-  const meta = serial(opened.metadata);
-  const sources = await openSourceRepository(meta);
-  const tokens = await openTokenRepository(meta);
-  const boot = await bootstrapTokens(config, tokens);
+  let logWarning: (e: unknown) => void = () => undefined;
+  const metadata = await openMetadataStore(await openMetadataRecords(config, (e) => logWarning(e)));
+  const { sources, tokens } = metadata;
+  const engine = await openEngine(config);
   const auth = createAuth(tokens);
   const tables = engine.sources;
 
@@ -113,9 +111,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await sources.delete(id);
       await tables.drop(id);
     },
+    schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
-  await seedSources(sources, sourceAdmin);
-  for (const source of sources.list()) await tables.ensure(source);
 
   const ingest = new IngestService({ sources: tables, storage: engine.storage });
   const retention = new RetentionTask({
@@ -126,12 +123,51 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   retention.start();
 
   const endpoints = await openEndpoints({
-    db: meta,
+    repository: metadata.endpoints,
+    seed: false,
+    claimWarming: (key, holdMs) => metadata.claimWarming(key, holdMs),
     backend: createSqlBackend({ catalog: tables.catalog, engine: engine.query }),
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
     ...(options.clock ? { clock: options.clock } : {}),
+  });
+
+  // What another node changed: its sources get tables here, its endpoint changes drop this
+  // node's cached results of them.
+  metadata.onChange(async (changes) => {
+    try {
+      for (const source of changes.sourcesChanged) await tables.ensure(source);
+      for (const source of changes.sourcesRemoved) await tables.drop(source.id);
+    } catch (e) {
+      logWarning(e);
+    }
+    for (const id of changes.endpointsChanged) {
+      endpoints.runner.invalidate(id);
+      if (!metadata.endpoints.get(id)) endpoints.stats.forget(id);
+    }
+  });
+  // One node at a time: the start-up tokens and the seeded sources and endpoints are made once.
+  const boot = await metadata.exclusive(async () => {
+    const result = await bootstrapTokens(config, tokens);
+    await seedSources(sources, sourceAdmin);
+    await seedSupabaseEndpoints(metadata.endpoints);
+    return result;
+  });
+  for (const source of sources.list()) await tables.ensure(source);
+
+  const storageUsage = new StorageUsageProbe({
+    dataDir: config.dataDir,
+    ...(options.storageMetricsMaxAgeMs !== undefined ? { maxAgeMs: options.storageMetricsMaxAgeMs } : {}),
+    sources: () => tables.catalog.list().map((s) => ({ name: s.name, table: s.table })),
+    ...(engine.storage.countRows ? { countRows: (t: readonly string[]) => engine.storage.countRows!(t) } : {}),
+  });
+  const metrics = new QuarryMetrics({
+    admission: () => endpoints.admission,
+    cache: () => endpoints.cache.stats(),
+    storage: () => storageUsage.get(),
+    sourceNames: () => sources.list().map((s) => s.name),
+    endpointNames: () => endpoints.repository.list().map((e) => e.name),
   });
 
   // Storage and metadata need no files, network, extensions or settings from here on.
@@ -143,13 +179,35 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     tokens,
     sources: sourceAdmin,
     isReady: () => ready,
+    async problems() {
+      const health = await metadata.health();
+      return health.ok ? [] : [health.reason];
+    },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
     async register(a) {
-      await a.register(ingestRoutes, { auth, sources, ingest, bodyLimitBytes: config.bodyLimitBytes });
-      await registerEndpointRoutes(a, { auth, runner: endpoints.runner, service: endpoints.service });
+      await a.register(ingestRoutes, {
+        auth,
+        sources,
+        ingest,
+        bodyLimitBytes: config.bodyLimitBytes,
+        observe: metrics.observeIngest,
+      });
+      await registerEndpointRoutes(a, {
+        auth,
+        runner: endpoints.runner,
+        service: endpoints.service,
+        stats: endpoints.stats,
+        observe: fanOut(endpoints.stats.record, metrics.observeQuery),
+      });
+      await a.register(metricsRoutes, {
+        auth,
+        metrics,
+        ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      });
     },
   });
+  logWarning = (e) => app.log.warn({ err: e }, 'metadata store: %s', e instanceof Error ? e.message : String(e));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -175,7 +233,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         endpoints.close();
         await retention.stop();
         await ingest.close();
-        await opened.close();
+        await engine.close();
+        await metadata.close();
       })();
       return closing;
     },

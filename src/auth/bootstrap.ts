@@ -1,5 +1,5 @@
 /**
- * Start-up tokens (CONTRACT §1): the tokens named by the environment, and a generated private
+ * Start-up tokens (docs/API.md §1): the tokens named by the environment, and a generated private
  * token on first start when none is configured.
  */
 import { chmod, readFile, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Scopes and what they allow (CONTRACT §2).
+ * Scopes and what they allow (docs/API.md §2).
  *   private                      everything
  *   query                        run any endpoint
  *   query:endpoint:<id>          run that endpoint

@@ -28,6 +28,8 @@ export interface ExecuteRequest {
 
 export interface ExecuteResult {
   rows: ResultRow[];
+  /** Result column names in order, when the engine says (else the first row's keys are used). */
+  columns?: readonly string[];
   /** Nested field paths read as NULL because no event ever carried them (X-Query-Warnings). */
   warnings: string[];
 }

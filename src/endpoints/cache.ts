@@ -1,5 +1,5 @@
 /**
- * The endpoint result cache (CONTRACT §6).
+ * The endpoint result cache (docs/API.md §6).
  *
  * - An entry lives `ttlMs` from its first computation (absolute: hits and refreshes do not extend it).
  * - Concurrent misses on one key share a single computation.
@@ -37,6 +37,12 @@ export interface ResultCacheOptions {
   maxBytes?: number;
   /** Told about failed background refreshes (the entry is dropped either way). */
   onRefreshError?: (error: unknown, endpointId: string) => void;
+  /**
+   * Asked before each background refresh: with several nodes, at most one refreshes a given
+   * result at a time (the others skip that round and keep their value until it expires).
+   * A refusal or a failure to ask skips the round. Default: always refresh.
+   */
+  claimWarming?: (key: string, holdMs: number) => Promise<boolean>;
 }
 
 export interface CacheStats {
@@ -68,6 +74,7 @@ export class ResultCache<T> {
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #onRefreshError: (error: unknown, endpointId: string) => void;
+  readonly #claimWarming: ((key: string, holdMs: number) => Promise<boolean>) | undefined;
   /** Insertion order is recency order: the first entry is the least recently used. */
   readonly #entries = new Map<string, Entry<T>>();
   readonly #flights = new Map<string, Flight<T>>();
@@ -80,6 +87,7 @@ export class ResultCache<T> {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.#onRefreshError = options.onRefreshError ?? (() => undefined);
+    this.#claimWarming = options.claimWarming;
   }
 
   /**
@@ -203,6 +211,23 @@ export class ResultCache<T> {
 
   #refresh(id: string, entry: Entry<T>): void {
     entry.refreshing = true;
+    const claim = this.#claimWarming;
+    if (claim === undefined) {
+      this.#recompute(id, entry);
+      return;
+    }
+    claim(id, entry.refreshMs).then(
+      (granted) => {
+        if (granted && this.#entries.get(id) === entry) this.#recompute(id, entry);
+        else entry.refreshing = false;
+      },
+      () => {
+        entry.refreshing = false;
+      },
+    );
+  }
+
+  #recompute(id: string, entry: Entry<T>): void {
     const generation = this.#generation(entry.endpointId);
     let work: Promise<Computed<T>>;
     try {

@@ -4,19 +4,24 @@
  * the route plugins (registerEndpointRoutes in
  * src/http/endpoint-routes.ts).
  */
-import type { SerialConnection } from '../metadata/connection.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { Admission } from './admission.ts';
 import type { QueryBackend } from './backend.ts';
 import { ResultCache } from './cache.ts';
-import type { Clock } from './clock.ts';
-import { type EndpointRepository, openEndpointRepository } from './repository.ts';
+import { type Clock, systemClock } from './clock.ts';
 import { type RunBody, EndpointRunner } from './runner.ts';
 import { seedSupabaseEndpoints } from './seed.ts';
 import { EndpointService } from './service.ts';
+import { EndpointStats } from './stats.ts';
 
 export interface OpenEndpointsOptions {
-  /** The metadata connection (the `_quarry_endpoints` table lives beside sources and tokens). */
-  db: SerialConnection;
+  /** Where endpoints are kept (the metadata store's endpoints). */
+  repository: EndpointRepository;
+  /**
+   * Claims the background refresh of one cached result, so that with several nodes at most one
+   * refreshes a given result at a time; default: always granted.
+   */
+  claimWarming?: (key: string, holdMs: number) => Promise<boolean>;
   backend: QueryBackend;
   /** Per-query time limit (config.queryTimeoutMs). */
   queryTimeoutMs: number;
@@ -38,35 +43,44 @@ export interface EndpointsModule {
   service: EndpointService;
   runner: EndpointRunner;
   cache: ResultCache<RunBody>;
+  admission: Admission;
+  /** This node's per-endpoint usage (a QueryObserver: `stats.record`). */
+  stats: EndpointStats;
   /** Stops background refreshes and drops cached results. */
   close(): void;
 }
 
 export async function openEndpoints(options: OpenEndpointsOptions): Promise<EndpointsModule> {
-  const repository = await openEndpointRepository(options.db);
+  const repository = options.repository;
   if (options.seed ?? true) await seedSupabaseEndpoints(repository);
   const cache = new ResultCache<RunBody>({
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.cacheMaxEntries !== undefined ? { maxEntries: options.cacheMaxEntries } : {}),
     ...(options.cacheMaxBytes !== undefined ? { maxBytes: options.cacheMaxBytes } : {}),
     ...(options.onRefreshError ? { onRefreshError: options.onRefreshError } : {}),
+    ...(options.claimWarming ? { claimWarming: options.claimWarming } : {}),
+  });
+  const admission = new Admission({
+    maxRunning: options.maxConcurrentQueries ?? 4,
+    maxWaiting: options.maxQueuedQueries ?? 64,
   });
   const runner = new EndpointRunner({
     endpoints: repository,
     backend: options.backend,
     cache,
     timeoutMs: options.queryTimeoutMs,
-    admission: new Admission({
-      maxRunning: options.maxConcurrentQueries ?? 4,
-      maxWaiting: options.maxQueuedQueries ?? 64,
-    }),
+    admission,
   });
+  const stats = new EndpointStats(options.clock ?? systemClock);
   const service = new EndpointService({
     repository,
     backend: options.backend,
-    invalidate: (id) => runner.invalidate(id),
+    invalidate: (id) => {
+      runner.invalidate(id);
+      if (!repository.get(id)) stats.forget(id);
+    },
   });
-  return { repository, service, runner, cache, close: () => cache.clear() };
+  return { repository, service, runner, cache, admission, stats, close: () => cache.clear() };
 }
 
 export type { Endpoint, EndpointInput } from './model.ts';

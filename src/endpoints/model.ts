@@ -1,5 +1,5 @@
 /**
- * An endpoint: a saved BigQuery-dialect query served over HTTP (CONTRACT §5), with the field
+ * An endpoint: a saved BigQuery-dialect query served over HTTP (docs/API.md §5), with the field
  * rules that do not need the SQL layer. Query validation against the catalogue happens in
  * service.ts, where the SQL layer is at hand.
  */

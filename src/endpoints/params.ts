@@ -1,5 +1,5 @@
 /**
- * Request parameters of an endpoint run (CONTRACT §4): merged from the query string and a JSON
+ * Request parameters of an endpoint run (docs/API.md §4): merged from the query string and a JSON
  * body, every declared `@param` bound as a string or NULL, and the reserved `sql` / `lql`.
  */
 

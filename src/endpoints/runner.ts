@@ -1,24 +1,22 @@
 /**
- * Running an endpoint (CONTRACT §4, §6): resolve it, bind its parameters, take the caller's own
+ * Running an endpoint (docs/API.md §4, §6): resolve it, bind its parameters, take the caller's own
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */
 import { QuarryError } from '../errors.ts';
 import type { Admission } from './admission.ts';
-import type { QueryBackend, ResultRow, SavedQueryInfo } from './backend.ts';
+import type { QueryBackend, SavedQueryInfo } from './backend.ts';
 import { type CachePolicy, type Computed, type ResultCache, requestCacheKey } from './cache.ts';
 import { type Endpoint, looksLikeUuid, normaliseUuid } from './model.ts';
 import { type RawParams, bindDeclared, callerQuery, redactionFor } from './params.ts';
 import { redactRows } from './pii.ts';
+import { ResultBody } from './result.ts';
 
-/** A computed response, as cached: the serialised `{"result": [...]}` body and its warnings. */
-export interface RunBody {
-  json: string;
-  rowCount: number;
-  warnings: string[];
-}
+/** A computed response, as cached: rows, columns and warnings; each format is applied on the way out. */
+export type RunBody = ResultBody;
 
-export interface RunOutcome extends RunBody {
+export interface RunOutcome {
+  body: ResultBody;
   cache: 'HIT' | 'MISS';
   /** Whole seconds since the body was computed (the `Age` header). */
   ageSeconds: number;
@@ -94,13 +92,13 @@ export class EndpointRunner {
       );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;
       const rows = redact ? redactRows(limited) : limited;
-      const body: RunBody = { json: serialiseResult(rows), rowCount: rows.length, warnings: result.warnings };
-      return { value: body, bytes: body.json.length + body.warnings.reduce((n, w) => n + w.length, 0) };
+      const body = new ResultBody(rows, result.columns ?? Object.keys(rows[0] ?? {}), result.warnings);
+      return { value: body, bytes: body.approxBytes() };
     };
 
     if (endpoint.cache_duration_seconds <= 0) {
       const { value } = await compute();
-      return { ...value, cache: 'MISS', ageSeconds: 0 };
+      return { body: value, cache: 'MISS', ageSeconds: 0 };
     }
     const policy: CachePolicy = {
       ttlMs: endpoint.cache_duration_seconds * 1000,
@@ -113,7 +111,12 @@ export class EndpointRunner {
       redact,
     });
     const found = await this.#cache.get(endpoint.id, key, policy, compute);
-    return { ...found.value, cache: found.hit ? 'HIT' : 'MISS', ageSeconds: Math.floor(found.ageMs / 1000) };
+    return { body: found.value, cache: found.hit ? 'HIT' : 'MISS', ageSeconds: Math.floor(found.ageMs / 1000) };
+  }
+
+  /** The `@name` parameters the endpoint's saved query declares. */
+  async declaredParams(endpoint: Endpoint): Promise<readonly string[]> {
+    return (await this.#savedInfo(endpoint)).params;
   }
 
   /** Drops the cached results and parsed query of an endpoint (after any change to it). */
@@ -134,23 +137,4 @@ export class EndpointRunner {
     });
     return info;
   }
-}
-
-/** `{"result": rows}` as JSON; 64-bit integers become numbers when exact, else strings. */
-export function serialiseResult(rows: readonly ResultRow[]): string {
-  // Engines encode 64-bit integers as numbers already, so the plain (much faster) stringify
-  // almost always succeeds; it throws on a bigint, and only then is the replacer needed.
-  try {
-    return JSON.stringify({ result: rows });
-  } catch (e) {
-    if (!(e instanceof TypeError)) throw e;
-  }
-  return JSON.stringify({ result: rows }, (_key, value: unknown) => {
-    if (typeof value === 'bigint') {
-      return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-        ? Number(value)
-        : value.toString();
-    }
-    return value;
-  });
 }

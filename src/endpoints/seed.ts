@@ -1,12 +1,12 @@
 /**
- * First start: the two endpoints self-hosted Supabase calls, with the seed's configuration
- * (seed §2.1, defined with their SQL in ./supabase/). An endpoint whose name already exists is
+ * First start: the two endpoints self-hosted Supabase calls, configured as docs/API.md §1 says
+ * (defined with their SQL in ./supabase/). An endpoint whose name already exists is
  * left exactly as it is, so restarting never duplicates nor overwrites them (an operator's edits
  * survive). One that was deleted comes back on the next start: Studio cannot work without it.
  */
 import { randomUUID } from 'node:crypto';
 import { newEndpoint } from './model.ts';
-import type { EndpointRepository } from './repository.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { type SeedEndpoint, supabaseEndpoints } from './supabase/index.ts';
 
 /** Creates each seed endpoint that does not exist yet; returns the names it created. */

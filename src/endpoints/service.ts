@@ -1,5 +1,5 @@
 /**
- * Endpoint management (CONTRACT §5): field and query validation at save time, unique names, and
+ * Endpoint management (docs/API.md §5): field and query validation at save time, unique names, and
  * cache invalidation on every change.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import {
   newEndpoint,
   throwIfInvalid,
 } from './model.ts';
-import type { EndpointRepository } from './repository.ts';
+import type { EndpointRepository } from '../metadata/endpoints.ts';
 
 export interface EndpointServiceOptions {
   repository: EndpointRepository;

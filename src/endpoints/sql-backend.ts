@@ -5,7 +5,7 @@
 import type { QueryEngine } from '../engines/query-engine.ts';
 import { QuarryError } from '../errors.ts';
 import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
-import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery } from '../sql/index.ts';
+import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery, savedCteFieldTypes } from '../sql/index.ts';
 import type { Catalog } from '../storage/schema.ts';
 import type { ExecuteRequest, ExecuteResult, QueryBackend, SavedQueryInfo } from './backend.ts';
 
@@ -37,7 +37,8 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
       if (request.caller?.kind === 'sql') {
         caller = { sql: request.caller.text };
       } else if (request.caller?.kind === 'lql') {
-        const compiled = compileLql(request.caller.text, { ctes: [...request.info.ctes] });
+        // Filter values are read as the stored type of the field they compare with.
+        const compiled = compileLql(request.caller.text, { ctes: [...request.info.ctes], fieldType: savedCteFieldTypes(request.saved, catalog) });
         caller = { ast: compiled.ast };
         Object.assign(params, compiled.params);
       }
@@ -48,7 +49,7 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         ...(caller ? { caller } : {}),
       });
       const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
-      return { rows: result.rows, warnings: result.warnings };
+      return result.columns ? { rows: result.rows, columns: result.columns, warnings: result.warnings } : { rows: result.rows, warnings: result.warnings };
     },
   };
 }

@@ -11,8 +11,10 @@ export interface RunOptions {
 }
 
 export interface QueryResult {
-  /** Rows encoded per CONTRACT §4 (TIMESTAMP → unix µs, records → one-element arrays, ...). */
+  /** Rows encoded per docs/API.md §4 (TIMESTAMP → unix µs, records → one-element arrays, ...). */
   rows: Record<string, JsonValue>[];
+  /** Result column names in order (optional: engines that cannot say leave it out). */
+  columns?: string[];
   /** Nested field paths no event ever carried (they read as NULL): the X-Query-Warnings header. */
   warnings: string[];
 }

@@ -35,4 +35,6 @@ export interface StorageEngine {
   append(batches: readonly TableBatch[]): Promise<void>;
   /** Deletes events whose timestamp is before `cutoff` (unix µs); returns how many. */
   deleteOlderThan(table: string, cutoff: bigint): Promise<number>;
+  /** Rows stored in each of `tables` that exists (the metrics' rows per source); optional. */
+  countRows?(tables: readonly string[]): Promise<Map<string, number>>;
 }

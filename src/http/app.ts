@@ -9,6 +9,7 @@ import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
+import { explorerRoutes } from './explorer-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
@@ -32,6 +33,8 @@ export interface AppDeps {
   tokens: TokenRepository;
   sources: SourceAdmin;
   isReady: () => boolean;
+  /** What this node cannot reach right now, for /health (see health-routes.ts). */
+  problems?: () => Promise<string[]>;
   logLevel: string;
   bodyLimitBytes: number;
   /** Route plugins of other parts (ingest, endpoints), registered after the core ones. */
@@ -82,7 +85,8 @@ export async function buildApp(deps: AppDeps) {
     },
   });
 
-  await app.register(healthRoutes, { isReady: deps.isReady });
+  await app.register(healthRoutes, { isReady: deps.isReady, ...(deps.problems ? { problems: deps.problems } : {}) });
+  await app.register(explorerRoutes);
   await app.register(tokenRoutes, { auth: deps.auth, tokens: deps.tokens });
   await app.register(sourceRoutes, { auth: deps.auth, sources: deps.sources });
   if (deps.register) await deps.register(app);

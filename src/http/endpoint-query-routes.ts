@@ -1,18 +1,37 @@
 /**
- * Running endpoints (CONTRACT §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
+ * Running endpoints (docs/API.md §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
  * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls.
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
-import type { EndpointRunner } from '../endpoints/runner.ts';
+import type { Endpoint } from '../endpoints/model.ts';
+import type { QueryObserver } from '../endpoints/observation.ts';
+import type { EndpointRunner, RunOutcome } from '../endpoints/runner.ts';
 import { mergeParams } from '../endpoints/params.ts';
 import { QuarryError } from '../errors.ts';
+import { toQuarryError } from './errors.ts';
+import { CONTENT_TYPES, FORMAT_PARAM, chooseFormat, formatBody } from './formats.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 export interface EndpointQueryRoutesOptions {
   auth: Auth;
   runner: EndpointRunner;
+  /** Told about every run of an existing endpoint once answered (stats, metrics). */
+  observe?: QueryObserver;
+}
+
+/** What the observer hears about a request: set as the run goes. */
+interface RunTrace {
+  endpoint: Endpoint;
+  outcome?: RunOutcome;
+  error?: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    endpointRun?: RunTrace;
+  }
 }
 
 const PathParams = Type.Object({
@@ -34,10 +53,22 @@ const reservedDescriptions = {
   ),
 };
 
-const QueryString = Type.Object(reservedDescriptions, {
-  additionalProperties: true,
-  description: "Every other parameter is bound, as a string, to the saved query's `@name` of the same name.",
-});
+const QueryString = Type.Object(
+  {
+    ...reservedDescriptions,
+    format: Type.Optional(
+      Type.String({
+        description:
+          'Response format: `json` (default), `ndjson` or `csv`; wins over the `Accept` header. A saved query that declares `@format` binds it instead.',
+        examples: ['csv'],
+      }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: "Every other parameter is bound, as a string, to the saved query's `@name` of the same name.",
+  },
+);
 
 const Body = Type.Object(reservedDescriptions, {
   additionalProperties: true,
@@ -58,7 +89,8 @@ const Headers = Type.Object(
 const Result = Type.Object(
   { result: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'At most max_limit rows.' }) },
   {
-    description: 'The rows. `X-Cache` says HIT or MISS, `Age` the seconds since computation.',
+    description:
+      'The rows (`format=ndjson` or `Accept: application/x-ndjson`: one row object per line; `format=csv` or `Accept: text/csv`: CSV with a header row). `X-Cache` says HIT or MISS, `Age` the seconds since computation.',
   },
 );
 
@@ -81,8 +113,27 @@ function headerSafe(text: string): string {
 
 export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (
   app,
-  { auth, runner },
+  { auth, runner, observe },
 ) => {
+  if (observe) {
+    app.addHook('onError', async (req, _reply, error) => {
+      if (req.endpointRun) req.endpointRun.error = error;
+    });
+    app.addHook('onResponse', async (req, reply) => {
+      const trace = req.endpointRun;
+      if (!trace) return;
+      const error = trace.error === undefined ? undefined : toQuarryError(trace.error);
+      observe({
+        endpointId: trace.endpoint.id,
+        endpointName: trace.endpoint.name,
+        durationMs: reply.elapsedTime,
+        cache: error ? undefined : trace.outcome?.cache,
+        rows: error ? 0 : (trace.outcome?.body.rowCount ?? 0),
+        ...(error ? { error: { code: error.code, status: error.status, message: error.message } } : {}),
+      });
+    });
+  }
+
   async function run(req: FastifyRequest, reply: FastifyReply, idOrName: string, body: unknown) {
     const endpoint = runner.resolve(idOrName);
     if (!endpoint) {
@@ -92,15 +143,23 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
       }
       throw new QuarryError('NOT_FOUND', `No endpoint with id or name "${idOrName}".`);
     }
+    const trace: RunTrace = { endpoint };
+    req.endpointRun = trace;
     if (endpoint.enable_auth) auth.require(req, { kind: 'query', endpointId: endpoint.id });
 
+    const params = mergeParams(req.query, body);
+    // `format` picks the response format, unless the saved query declares @format for itself.
+    const ownFormat = (await runner.declaredParams(endpoint)).includes(FORMAT_PARAM);
+    const format = chooseFormat(ownFormat ? undefined : params[FORMAT_PARAM], req.headers.accept);
     const outcome = await runner.run(endpoint, {
-      params: mergeParams(req.query, body),
+      params,
       redactHeader: req.headers[REDACT_HEADER],
     });
+    trace.outcome = outcome;
+    const { body: result } = outcome;
     reply.header('X-Cache', outcome.cache).header('Age', String(outcome.ageSeconds));
-    if (outcome.warnings.length > 0) reply.header('X-Query-Warnings', headerSafe(outcome.warnings.join(', ')));
-    return reply.code(200).type('application/json; charset=utf-8').send(outcome.json);
+    if (result.warnings.length > 0) reply.header('X-Query-Warnings', headerSafe(result.warnings.join(', ')));
+    return reply.code(200).type(CONTENT_TYPES[format]).send(formatBody(result, format));
   }
 
   // Parameters may all be in the query string: an empty JSON body is no body, not an error.

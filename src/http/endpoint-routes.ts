@@ -1,5 +1,5 @@
 /**
- * Endpoint management (CONTRACT §5, private scope): `GET/POST /api/endpoints`,
+ * Endpoint management (docs/API.md §5, private scope): `GET/POST /api/endpoints`,
  * `GET/PUT/PATCH/DELETE /api/endpoints/:id`. Invalid input is a 422 with per-field messages,
  * whether the JSON schema or the save-time query check found it.
  */
@@ -14,10 +14,13 @@ import {
   endpointFields,
   validationFailed,
 } from '../endpoints/model.ts';
+import type { QueryObserver } from '../endpoints/observation.ts';
 import type { EndpointRunner } from '../endpoints/runner.ts';
 import type { EndpointService } from '../endpoints/service.ts';
+import type { EndpointStats } from '../endpoints/stats.ts';
 import type { QuarryError } from '../errors.ts';
 import { endpointQueryRoutes } from './endpoint-query-routes.ts';
+import { endpointStatsRoutes } from './endpoint-stats-routes.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 export interface EndpointRoutesOptions {
@@ -196,11 +199,16 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
   );
 };
 
-/** Registers both endpoint plugins: running endpoints and managing them. */
+/** Registers the endpoint plugins: running endpoints, managing them and (with `stats`) their usage. */
 export async function registerEndpointRoutes(
   app: FastifyInstance,
-  deps: { auth: Auth; runner: EndpointRunner; service: EndpointService },
+  deps: { auth: Auth; runner: EndpointRunner; service: EndpointService; stats?: EndpointStats; observe?: QueryObserver },
 ): Promise<void> {
-  await app.register(endpointQueryRoutes, { auth: deps.auth, runner: deps.runner });
+  await app.register(endpointQueryRoutes, {
+    auth: deps.auth,
+    runner: deps.runner,
+    ...(deps.observe ? { observe: deps.observe } : {}),
+  });
   await app.register(endpointRoutes, { auth: deps.auth, service: deps.service });
+  if (deps.stats) await app.register(endpointStatsRoutes, { auth: deps.auth, service: deps.service, stats: deps.stats });
 }

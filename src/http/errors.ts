@@ -1,5 +1,5 @@
 /**
- * One error shape for every response (CONTRACT §4):
+ * One error shape for every response (docs/API.md §4):
  * `{"error": {"message", "code", "status"}}`, never a stack trace, SQL text or file path.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

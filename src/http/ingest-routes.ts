@@ -1,5 +1,5 @@
 /**
- * Logflare-compatible ingest (CONTRACT §3): `POST /api/logs`, `/logs`, `/api/events` with
+ * Logflare-compatible ingest (docs/API.md §3): `POST /api/logs`, `/logs`, `/api/events` with
  * `?source_name=<name>` or `?source=<id>`. The token and the source are checked before the body is
  * read; the body is read raw (JSON, NDJSON, optionally gzip) and handed to the ingest pipeline,
  * which answers only once every event is durable.
@@ -12,6 +12,7 @@ import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import { bodyFormat, parseBody } from '../ingest/body.ts';
 import type { IngestService } from '../ingest/pipeline.ts';
+import type { IngestObservation } from '../metrics/metrics.ts';
 import type { SourceRef } from '../storage/sources.ts';
 import { ErrorResponse } from './schemas.ts';
 
@@ -28,6 +29,8 @@ export interface IngestRoutesOptions {
   ingest: Pick<IngestService, 'ingest'>;
   /** Largest accepted body, compressed or not, in bytes (default 10 MiB). */
   bodyLimitBytes?: number;
+  /** Told about every ingest request once answered (the metrics). */
+  observe?: (o: IngestObservation) => void;
 }
 
 const Logged = Type.Object({ message: Type.String() });
@@ -40,6 +43,8 @@ const IngestQuery = Type.Object({
 declare module 'fastify' {
   interface FastifyRequest {
     ingestSource?: SourceRef;
+    /** Events the body held, once parsed. */
+    ingestEvents?: number;
   }
 }
 
@@ -58,6 +63,18 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
     auth.require(req, { kind: 'ingest', sourceId: source.id });
     req.ingestSource = source;
   });
+
+  const observe = options.observe;
+  if (observe) {
+    app.addHook('onResponse', async (req, reply) => {
+      observe({
+        source: req.ingestSource?.name,
+        status: reply.statusCode,
+        events: req.ingestEvents ?? 0,
+        bytes: Buffer.isBuffer(req.body) ? req.body.length : 0,
+      });
+    });
+  }
 
   const schema = {
     tags: ['ingest'],
@@ -82,6 +99,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
       const source = req.ingestSource as SourceRef;
       const text = await bodyText(req, limit);
       const { events, arrayText } = parseBody(text, bodyFormat(req.headers['content-type']));
+      req.ingestEvents = events.length;
       await ingest.ingest(source, events, arrayText);
       return { message: 'Logged!' };
     });

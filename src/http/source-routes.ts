@@ -1,8 +1,12 @@
-/** Sources management (private scope): `GET/POST /api/sources`, `GET/PATCH/DELETE /api/sources/:id`. */
+/**
+ * Sources management (private scope): `GET/POST /api/sources`, `GET/PATCH/DELETE /api/sources/:id`,
+ * and `GET /api/sources/:id/schema` (the source's fields from the schema catalogue).
+ */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import type { Source, SourceInput } from '../metadata/sources.ts';
+import type { FieldType, TableSchema } from '../storage/schema.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 /** Sources as the management API changes them: the repository plus the engine's tables. */
@@ -12,6 +16,8 @@ export interface SourceAdmin {
   create(input: SourceInput): Promise<Source>;
   update(id: string, patch: Partial<SourceInput>): Promise<Source>;
   delete(id: string): Promise<void>;
+  /** The source's current schema from the catalogue (undefined until its table exists). */
+  schema(id: string): TableSchema | undefined;
 }
 
 export interface SourceRoutesOptions {
@@ -44,6 +50,44 @@ const SourceBody = Type.Object(
 
 const IdParams = Type.Object({ id: Type.String() });
 
+/** The catalogue's field type, as JSON: a recursive schema, so written by hand and shared by $id. */
+const FieldTypeSchema = {
+  $id: 'FieldType',
+  description:
+    'A scalar (`string`, `int`, `float`, `bool`, `timestamp`), a record (an object of the event: `fields` in the order first seen; queries reach it with UNNEST) or a list (a JSON array of `element`).',
+  oneOf: [
+    {
+      type: 'object',
+      properties: {
+        kind: { const: 'scalar' },
+        type: { type: 'string', enum: ['string', 'int', 'float', 'bool', 'timestamp'] },
+      },
+      required: ['kind', 'type'],
+    },
+    {
+      type: 'object',
+      properties: { kind: { const: 'record' }, fields: { type: 'object', additionalProperties: { $ref: 'FieldType#' } } },
+      required: ['kind', 'fields'],
+    },
+    {
+      type: 'object',
+      properties: { kind: { const: 'list' }, element: { $ref: 'FieldType#' } },
+      required: ['kind', 'element'],
+    },
+  ],
+};
+
+const SourceSchemaView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    columns: Type.Record(Type.String(), Type.Unsafe<FieldType>({ $ref: 'FieldType#' }), {
+      description: 'Top-level columns in creation order; always id, timestamp and event_message.',
+    }),
+  },
+  { $id: 'SourceSchema' },
+);
+
 function view(s: Source) {
   return {
     id: s.id,
@@ -58,6 +102,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
   app.addHook('onRequest', async (req) => {
     auth.require(req, { kind: 'manage' });
   });
+  app.addSchema(FieldTypeSchema);
   const tags = ['sources'];
   const mustGet = (id: string) => {
     const s = sources.get(id);
@@ -124,6 +169,23 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
       mustGet(req.params.id);
       await sources.delete(req.params.id);
       return reply.code(204).send(null);
+    },
+  );
+  app.get(
+    '/api/sources/:id/schema',
+    {
+      schema: {
+        tags,
+        summary: "A source's fields and their types (the schema catalogue)",
+        params: IdParams,
+        response: { 200: SourceSchemaView, 404: ErrorResponse, ...authErrors },
+      },
+    },
+    async (req) => {
+      const source = mustGet(req.params.id);
+      const schema = sources.schema(source.id);
+      if (!schema) throw new QuarryError('NOT_FOUND', `Source ${source.id} has no table yet.`);
+      return { id: source.id, name: source.name, columns: schema.columns };
     },
   );
 };

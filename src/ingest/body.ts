@@ -1,5 +1,5 @@
 /**
- * Request body → events. Accepted shapes (CONTRACT §3): one JSON object, a JSON array of objects,
+ * Request body → events. Accepted shapes (docs/API.md §3): one JSON object, a JSON array of objects,
  * `{"batch": [objects]}`, or NDJSON (one object per line, blank lines ignored). All or nothing: the
  * first thing that is not an event rejects the whole body with a message naming it.
  */

@@ -1,5 +1,5 @@
 /**
- * One incoming event → a stored event (CONTRACT §3):
+ * One incoming event → a stored event (docs/API.md §3):
  * - `id`: kept when given (as text), else a new UUIDv7 (time-ordered; see event-id.ts);
  * - `timestamp`: ISO-8601 with an offset (`Z` or `±hh:mm`), or a unix number told apart by its
  *   digit count: up to 11 digits seconds, 12–14 milliseconds, 15–17 microseconds, 18 and more

@@ -12,7 +12,7 @@
 import { QuarryError } from '../errors.ts';
 import type { CastType, Expr, Query } from '../sql/ast.ts';
 import { and, bin, col, countStar, datepart, fn, lit, not, or, order, param, select, unnest } from '../sql/build.ts';
-import type { FieldType } from '../storage/schema.ts';
+import { assertNever, type VType } from '../sql/types.ts';
 import { parseLql } from './parse.ts';
 import type { ChartRule, FilterRule, FilterValue, LqlRules } from './rules.ts';
 import { dayStart, nextDayStart } from './timestamps.ts';
@@ -24,11 +24,13 @@ export interface CompileContext {
   now?: Date;
   /**
    * The type of a field of the chosen CTE (`['metadata', 'response', 'status_code']`), when
-   * known. Filter values are then cast to the field's type (`m.user_id:123` compares as a string
-   * on a string field); without it, the value's own form decides (unquoted numbers and booleans
-   * are numbers and booleans, everything else a string).
+   * known (the semantic pass's types of the saved query's CTEs). Filter values are then read as
+   * the field's type (`m.user_id:123` compares as a string on a string field; `@>` converts to the
+   * list's element type), and a value that cannot be read so is refused; without it, the value's
+   * own form decides (unquoted numbers and booleans are numbers and booleans, everything else a
+   * string).
    */
-  fieldType?: (cte: string, path: readonly string[]) => FieldType | undefined;
+  fieldType?: (cte: string, path: readonly string[]) => VType | undefined;
 }
 
 export interface CompiledLql {
@@ -57,7 +59,7 @@ export function compileRules(rules: LqlRules, ctx: CompileContext): CompiledLql 
     params[name] = value;
     return param(name);
   };
-  const typeOf = (path: string): FieldType | undefined => ctx.fieldType?.(cte, path.split('.'));
+  const typeOf = (path: string): VType | undefined => ctx.fieldType?.(cte, path.split('.'));
   const where = and(...rules.filters.map((rule) => filterExpr(rule, bind, typeOf(rule.path))));
 
   if (rules.chart) {
@@ -150,7 +152,7 @@ function chartColumns(chart: ChartRule): { columns: [Expr, string][]; bucket: Ex
 
 type Bind = (value: string) => Expr;
 
-function filterExpr(rule: FilterRule, bind: Bind, fieldType: FieldType | undefined): Expr {
+function filterExpr(rule: FilterRule, bind: Bind, fieldType: VType | undefined): Expr {
   const column = pathColumn(rule.path);
   const isNullCheck = rule.operator === '=' && rule.value.type === 'null';
   const positive = positiveExpr(rule, column, bind, fieldType);
@@ -161,7 +163,7 @@ function filterExpr(rule: FilterRule, bind: Bind, fieldType: FieldType | undefin
   return or({ kind: 'isNull', expr: column, negated: false }, not(positive));
 }
 
-function positiveExpr(rule: FilterRule, column: Expr, bind: Bind, fieldType: FieldType | undefined): Expr {
+function positiveExpr(rule: FilterRule, column: Expr, bind: Bind, fieldType: VType | undefined): Expr {
   const scalar = scalarTarget(rule.path, fieldType);
   switch (rule.operator) {
     case 'string_contains':
@@ -169,27 +171,27 @@ function positiveExpr(rule: FilterRule, column: Expr, bind: Bind, fieldType: Fie
     case '~':
       return fn('regexp_contains', [asString(column, fieldType), bind(rule.value)]);
     case 'list_includes': {
-      const element = fieldType?.kind === 'list' ? scalarTarget(rule.path, fieldType.element) : undefined;
-      return { kind: 'inUnnest', expr: valueExpr(rule.value, bind, element), array: column, negated: false };
+      const element = fieldType?.k === 'list' ? scalarTarget(rule.path, fieldType.element) : undefined;
+      return { kind: 'inUnnest', expr: valueExpr(rule.value, bind, element, rule), array: column, negated: false };
     }
     case 'list_includes_regexp': {
       const element = col('__lql_element');
-      const elementType = fieldType?.kind === 'list' ? fieldType.element : undefined;
+      const elementType = fieldType?.k === 'list' ? fieldType.element : undefined;
       const match = fn('regexp_contains', [asString(element, elementType), bind(rule.value)]);
       const query = select({ columns: [lit(1)], from: unnest(column, '__lql_element'), where: match });
       return { kind: 'exists', query, negated: false };
     }
     case 'in':
-      return { kind: 'inList', expr: column, list: rule.values.map((v) => valueExpr(v, bind, scalar)), negated: false };
+      return { kind: 'inList', expr: column, list: rule.values.map((v) => valueExpr(v, bind, scalar, rule)), negated: false };
     case 'range':
-      return rangeExpr(column, rule.from, rule.to, bind, scalar);
+      return rangeExpr(column, rule, bind, scalar);
     default: {
       if (rule.value.type === 'null') {
         if (rule.operator !== '=') throw new QuarryError('PARSE_ERROR', `NULL can only be compared with \`:\` (in LQL clause \`${rule.source.text}\`)`);
         return { kind: 'isNull', expr: column, negated: false };
       }
       if (rule.value.type === 'date') return dateComparison(column, rule.operator, rule.value.value, bind);
-      return bin(rule.operator, column, valueExpr(rule.value, bind, scalar));
+      return bin(rule.operator, column, valueExpr(rule.value, bind, scalar, rule));
     }
   }
 }
@@ -212,12 +214,13 @@ function dateComparison(column: Expr, operator: '=' | '>' | '>=' | '<' | '<=', d
   }
 }
 
-function rangeExpr(column: Expr, from: FilterValue, to: FilterValue, bind: Bind, scalar: CastType | undefined): Expr {
+function rangeExpr(column: Expr, rule: Extract<FilterRule, { operator: 'range' }>, bind: Bind, scalar: CastType | undefined): Expr {
+  const { from, to } = rule;
   if (from.type !== 'date' && to.type !== 'date') {
-    return { kind: 'between', expr: column, low: valueExpr(from, bind, scalar), high: valueExpr(to, bind, scalar), negated: false };
+    return { kind: 'between', expr: column, low: valueExpr(from, bind, scalar, rule), high: valueExpr(to, bind, scalar, rule), negated: false };
   }
-  const low = from.type === 'date' ? bin('>=', column, timestampParam(dayStart(from.value), bind)) : bin('>=', column, valueExpr(from, bind, scalar));
-  const high = to.type === 'date' ? bin('<', column, timestampParam(nextDayStart(to.value), bind)) : bin('<=', column, valueExpr(to, bind, scalar));
+  const low = from.type === 'date' ? bin('>=', column, timestampParam(dayStart(from.value), bind)) : bin('>=', column, valueExpr(from, bind, scalar, rule));
+  const high = to.type === 'date' ? bin('<', column, timestampParam(nextDayStart(to.value), bind)) : bin('<=', column, valueExpr(to, bind, scalar, rule));
   return and(low, high)!;
 }
 
@@ -229,29 +232,90 @@ function timestampParam(value: string, bind: Bind): Expr {
  * The type a value is cast to before comparing: the field's own type when known, `timestamp` for
  * the timestamp column; undefined means "from the value's form".
  */
-function scalarTarget(path: string, fieldType: FieldType | undefined): CastType | undefined {
+function scalarTarget(path: string, fieldType: VType | undefined): CastType | undefined {
   if (path === 'timestamp') return 'timestamp';
-  if (fieldType?.kind !== 'scalar') return undefined;
-  switch (fieldType.type) {
+  if (fieldType?.k !== 'scalar') return undefined;
+  switch (fieldType.t) {
     case 'string':
       return 'string';
     case 'int':
       return 'int64';
     case 'float':
       return 'float64';
+    case 'numeric':
+      return 'numeric';
     case 'bool':
       return 'bool';
     case 'timestamp':
       return 'timestamp';
+    case 'datetime':
+      return 'datetime';
+    case 'date':
+      return 'date';
+    case 'bytes':
+    case 'interval':
+      return undefined;
+    default:
+      return assertNever(fieldType.t);
   }
 }
 
-function valueExpr(value: FilterValue, bind: Bind, target: CastType | undefined): Expr {
+function valueExpr(value: FilterValue, bind: Bind, target: CastType | undefined, rule: FilterRule): Expr {
   if (value.type === 'null') return lit(null);
   const text = valueText(value);
+  if (target !== undefined && value.type !== 'date') checkReadable(text, target, rule);
   const type = target ?? ownType(value);
   const bound = bind(text);
   return type === 'string' ? bound : { kind: 'cast', expr: bound, to: type, safe: false };
+}
+
+const typeNames: Record<CastType, string> = {
+  string: 'STRING',
+  int64: 'INT64',
+  float64: 'FLOAT64',
+  numeric: 'NUMERIC',
+  bool: 'BOOL',
+  timestamp: 'TIMESTAMP',
+  datetime: 'DATETIME',
+  date: 'DATE',
+  bytes: 'BYTES',
+};
+
+const INT64_MAX = 9223372036854775807n;
+
+/** Whether `text` reads as a value of `type` (as the cast it becomes would read it). */
+function readable(text: string, type: CastType): boolean {
+  const t = text.trim();
+  switch (type) {
+    case 'string':
+    case 'bytes':
+      return true;
+    case 'int64': {
+      if (!/^[+-]?\d+$/.test(t)) return false;
+      const n = BigInt(t);
+      return n <= INT64_MAX && n >= -INT64_MAX - 1n;
+    }
+    case 'float64':
+    case 'numeric':
+      return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t);
+    case 'bool':
+      return /^(true|false)$/i.test(t);
+    case 'timestamp':
+    case 'datetime':
+    case 'date':
+      return !Number.isNaN(Date.parse(t));
+    default:
+      return assertNever(type);
+  }
+}
+
+/** A value the field's stored type cannot hold is the caller's mistake: 400, naming field, type and value. */
+function checkReadable(text: string, type: CastType, rule: FilterRule): void {
+  if (readable(text, type)) return;
+  throw new QuarryError(
+    'INVALID_QUERY',
+    `Field \`${rule.path}\` is ${typeNames[type]}, and the filter value \`${text}\` is not a ${typeNames[type]} (in LQL clause \`${rule.source.text}\`)`,
+  );
 }
 
 function ownType(value: Exclude<FilterValue, { type: 'null' }>): CastType {
@@ -284,8 +348,8 @@ function valueText(value: Exclude<FilterValue, { type: 'null' }>): string {
 }
 
 /** Text operators on a field known not to be a string read its text form. */
-function asString(column: Expr, fieldType: FieldType | undefined): Expr {
-  if (fieldType === undefined || (fieldType.kind === 'scalar' && fieldType.type === 'string')) return column;
+function asString(column: Expr, fieldType: VType | undefined): Expr {
+  if (fieldType === undefined || fieldType.k === 'unknown' || fieldType.k === 'missing' || (fieldType.k === 'scalar' && fieldType.t === 'string')) return column;
   return { kind: 'cast', expr: column, to: 'string', safe: false };
 }
 

@@ -1,11 +1,9 @@
 /**
  * Sources: named log streams, each stored in its own table. The nine Supabase sources are created
- * on first start (CONTRACT §3).
+ * on first start (docs/API.md §3). The repository is implemented once, over any metadata store
+ * (store.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { QuarryError } from '../errors.ts';
-import { physicalTableName } from '../storage/sources.ts';
-import { type SerialConnection, iso, str } from './connection.ts';
 
 export interface Source {
   id: string;
@@ -65,87 +63,4 @@ export function validateSourceInput(input: Partial<SourceInput>, partial: boolea
   if (Object.keys(fields).length > 0) {
     throw new QuarryError('VALIDATION_FAILED', 'The source is not valid.', { fields });
   }
-}
-
-export async function openSourceRepository(db: SerialConnection): Promise<SourceRepository> {
-  await db.run(`CREATE TABLE IF NOT EXISTS _quarry_sources (
-    id VARCHAR PRIMARY KEY, name VARCHAR NOT NULL UNIQUE, "table" VARCHAR NOT NULL,
-    retention_days INTEGER, created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)`);
-  const byId = new Map<string, Source>();
-  for (const r of await db.all('SELECT * FROM _quarry_sources ORDER BY created_at, name')) {
-    const s: Source = {
-      id: str(r.id),
-      name: str(r.name),
-      table: str(r.table),
-      retention_days: r.retention_days === null ? null : Number(r.retention_days),
-      created_at: iso(r.created_at),
-      updated_at: iso(r.updated_at),
-    };
-    byId.set(s.id, s);
-  }
-  const findByName = (name: string) => [...byId.values()].find((s) => s.name === name);
-
-  function mustGet(id: string): Source {
-    const s = byId.get(id);
-    if (!s) throw new QuarryError('NOT_FOUND', `No source with id ${id}.`);
-    return s;
-  }
-
-  function assertNameFree(name: string, exceptId?: string) {
-    const other = findByName(name);
-    if (other && other.id !== exceptId) {
-      throw new QuarryError('VALIDATION_FAILED', `A source named "${name}" already exists.`, {
-        fields: { name: ['is already taken'] },
-      });
-    }
-  }
-
-  return {
-    list: () => [...byId.values()],
-    get: (id) => byId.get(id),
-    byName: findByName,
-    async create(input) {
-      validateSourceInput(input, false);
-      assertNameFree(input.name);
-      const id = randomUUID();
-      const now = new Date().toISOString();
-      const s: Source = {
-        id,
-        name: input.name,
-        table: physicalTableName(id),
-        retention_days: input.retention_days ?? null,
-        created_at: now,
-        updated_at: now,
-      };
-      await db.run(
-        `INSERT INTO _quarry_sources VALUES ($id, $name, $table, $retention, $now::TIMESTAMP, $now::TIMESTAMP)`,
-        { id, name: s.name, table: s.table, retention: s.retention_days, now },
-      );
-      byId.set(id, s);
-      return s;
-    },
-    async update(id, patch) {
-      const current = mustGet(id);
-      validateSourceInput(patch, true);
-      if (patch.name !== undefined) assertNameFree(patch.name, id);
-      const next: Source = {
-        ...current,
-        name: patch.name ?? current.name,
-        retention_days: patch.retention_days === undefined ? current.retention_days : patch.retention_days,
-        updated_at: new Date().toISOString(),
-      };
-      await db.run(
-        'UPDATE _quarry_sources SET name = $name, retention_days = $retention, updated_at = $now::TIMESTAMP WHERE id = $id',
-        { id, name: next.name, retention: next.retention_days, now: next.updated_at },
-      );
-      byId.set(id, next);
-      return next;
-    },
-    async delete(id) {
-      const s = mustGet(id);
-      await db.run('DELETE FROM _quarry_sources WHERE id = $id', { id });
-      byId.delete(id);
-      return s;
-    },
-  };
 }

@@ -3,8 +3,10 @@
  * parse.ts, the LQL compiler by hand through build.ts) and every engine generator consumes.
  *
  * Contract:
- * - Plain, JSON-friendly objects discriminated by `kind`; treat them as immutable (rewrites build
- *   new nodes).
+ * - Plain, JSON-friendly objects discriminated by `kind`, with `readonly` fields and arrays. The
+ *   parser and the builders (build.ts) freeze every node they make (`frozen`, `freezeTree`), so a
+ *   tree shared between requests through the memo caches cannot be edited in place; rewrites
+ *   build new nodes.
  * - Names are kept as written. Column references are unresolved paths: `m.request.path` is
  *   `{kind:'column', path:['m','request','path']}`; what each part means (table alias, UNNEST
  *   alias, column, record field) is decided by the generator from its scope and the catalogue.
@@ -60,127 +62,151 @@ export type Expr =
   | ColumnRef
   | Param
   | Literal
-  | { kind: 'interval'; value: Expr; unit: DatePart }
-  | { kind: 'datepart'; part: DatePart }
-  | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr }
-  | { kind: 'unary'; op: 'not' | '-' | '+'; expr: Expr }
+  | { readonly kind: 'interval'; readonly value: Expr; readonly unit: DatePart }
+  | { readonly kind: 'datepart'; readonly part: DatePart }
+  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'unary'; readonly op: 'not' | '-' | '+'; readonly expr: Expr }
   | FuncCall
-  | { kind: 'cast'; expr: Expr; to: CastType; safe: boolean }
-  | { kind: 'case'; operand?: Expr; whens: { when: Expr; result: Expr }[]; else?: Expr }
-  | { kind: 'isNull'; expr: Expr; negated: boolean }
-  | { kind: 'isBool'; expr: Expr; value: boolean; negated: boolean }
+  | { readonly kind: 'cast'; readonly expr: Expr; readonly to: CastType; readonly safe: boolean }
+  | { readonly kind: 'case'; readonly operand?: Expr; readonly whens: readonly { readonly when: Expr; readonly result: Expr }[]; readonly else?: Expr }
+  | { readonly kind: 'isNull'; readonly expr: Expr; readonly negated: boolean }
+  | { readonly kind: 'isBool'; readonly expr: Expr; readonly value: boolean; readonly negated: boolean }
   /** `a IS [NOT] DISTINCT FROM b` (negated = NOT DISTINCT, i.e. null-safe equality). */
-  | { kind: 'distinctFrom'; left: Expr; right: Expr; negated: boolean }
-  | { kind: 'inList'; expr: Expr; list: Expr[]; negated: boolean }
-  | { kind: 'inUnnest'; expr: Expr; array: Expr; negated: boolean }
-  | { kind: 'inQuery'; expr: Expr; query: Query; negated: boolean }
-  | { kind: 'between'; expr: Expr; low: Expr; high: Expr; negated: boolean }
-  | { kind: 'like'; expr: Expr; pattern: Expr; negated: boolean }
-  | { kind: 'exists'; query: Query; negated: boolean }
-  | { kind: 'subquery'; query: Query }
-  | { kind: 'array'; elements: Expr[] }
-  | { kind: 'index'; expr: Expr; index: Expr; mode: 'offset' | 'safe_offset' | 'ordinal' | 'safe_ordinal' }
+  | { readonly kind: 'distinctFrom'; readonly left: Expr; readonly right: Expr; readonly negated: boolean }
+  | { readonly kind: 'inList'; readonly expr: Expr; readonly list: readonly Expr[]; readonly negated: boolean }
+  | { readonly kind: 'inUnnest'; readonly expr: Expr; readonly array: Expr; readonly negated: boolean }
+  | { readonly kind: 'inQuery'; readonly expr: Expr; readonly query: Query; readonly negated: boolean }
+  | { readonly kind: 'between'; readonly expr: Expr; readonly low: Expr; readonly high: Expr; readonly negated: boolean }
+  | { readonly kind: 'like'; readonly expr: Expr; readonly pattern: Expr; readonly negated: boolean }
+  | { readonly kind: 'exists'; readonly query: Query; readonly negated: boolean }
+  | { readonly kind: 'subquery'; readonly query: Query }
+  | { readonly kind: 'array'; readonly elements: readonly Expr[] }
+  /** `STRUCT(a AS x, b)` / `STRUCT<x INT64>(a)`: a record value; `type` casts the field. */
+  | { readonly kind: 'struct'; readonly fields: readonly StructField[] }
+  | { readonly kind: 'index'; readonly expr: Expr; readonly index: Expr; readonly mode: 'offset' | 'safe_offset' | 'ordinal' | 'safe_ordinal' }
   /** Field access on something that is not a plain column path, e.g. `arr[offset(0)].path`. */
-  | { kind: 'field'; expr: Expr; name: string }
-  | { kind: 'extract'; part: DatePart; expr: Expr };
+  | { readonly kind: 'field'; readonly expr: Expr; readonly name: string }
+  | { readonly kind: 'extract'; readonly part: DatePart; readonly expr: Expr };
+
+export interface StructField {
+  readonly name?: string;
+  readonly value: Expr;
+  readonly type?: CastType;
+}
 
 export interface ColumnRef {
-  kind: 'column';
-  path: string[];
+  readonly kind: 'column';
+  readonly path: readonly string[];
 }
 
 export interface Param {
-  kind: 'param';
-  name: string;
+  readonly kind: 'param';
+  readonly name: string;
 }
 
 export type Literal =
-  | { kind: 'literal'; type: 'string'; value: string }
-  | { kind: 'literal'; type: 'number'; value: string }
-  | { kind: 'literal'; type: 'bool'; value: boolean }
-  | { kind: 'literal'; type: 'null' };
+  | { readonly kind: 'literal'; readonly type: 'string'; readonly value: string }
+  | { readonly kind: 'literal'; readonly type: 'number'; readonly value: string }
+  | { readonly kind: 'literal'; readonly type: 'bool'; readonly value: boolean }
+  | { readonly kind: 'literal'; readonly type: 'null' };
 
 export interface FuncCall {
-  kind: 'func';
+  readonly kind: 'func';
   /** Lower-case BigQuery function name. */
-  name: string;
-  args: Expr[];
+  readonly name: string;
+  readonly args: readonly Expr[];
   /** `count(*)`. */
-  star?: boolean;
-  distinct?: boolean;
+  readonly star?: boolean;
+  readonly distinct?: boolean;
   /** Aggregate modifiers: `array_agg(x ORDER BY y LIMIT n)`, `string_agg(...)`. */
-  orderBy?: OrderItem[];
-  limit?: Expr;
-  ignoreNulls?: boolean;
-  over?: WindowSpec;
+  readonly orderBy?: readonly OrderItem[];
+  readonly limit?: Expr;
+  readonly ignoreNulls?: boolean;
+  readonly over?: WindowSpec;
 }
 
 export interface WindowSpec {
-  partitionBy: Expr[];
-  orderBy: OrderItem[];
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly OrderItem[];
   /** Frame clause, already checked, written in the portable ROWS/RANGE form. */
-  frame?: string;
+  readonly frame?: string;
 }
 
 export interface OrderItem {
-  expr: Expr;
-  desc: boolean;
-  nulls?: 'first' | 'last';
+  readonly expr: Expr;
+  readonly desc: boolean;
+  readonly nulls?: 'first' | 'last';
 }
 
 export interface SelectItem {
-  expr: Expr;
-  alias?: string;
+  readonly expr: Expr;
+  readonly alias?: string;
 }
 
 export type TableFactor =
-  | { kind: 'table'; name: string; alias?: string }
-  | { kind: 'derived'; query: Query; alias?: string }
-  | { kind: 'unnest'; expr: Expr; alias?: string };
+  | { readonly kind: 'table'; readonly name: string; readonly alias?: string }
+  | { readonly kind: 'derived'; readonly query: Query; readonly alias?: string }
+  | { readonly kind: 'unnest'; readonly expr: Expr; readonly alias?: string };
 
 export interface Join {
-  type: 'cross' | 'inner' | 'left' | 'right' | 'full';
-  table: TableFactor;
-  on?: Expr;
-  using?: string[];
+  readonly type: 'cross' | 'inner' | 'left' | 'right' | 'full';
+  readonly table: TableFactor;
+  readonly on?: Expr;
+  readonly using?: readonly string[];
 }
 
 export interface From {
-  first: TableFactor;
-  joins: Join[];
+  readonly first: TableFactor;
+  readonly joins: readonly Join[];
 }
 
 export interface Select {
-  kind: 'select';
-  distinct: boolean;
-  columns: SelectItem[];
-  from?: From;
-  where?: Expr;
-  groupBy: Expr[];
-  having?: Expr;
-  qualify?: Expr;
+  readonly kind: 'select';
+  readonly distinct: boolean;
+  readonly columns: readonly SelectItem[];
+  readonly from?: From;
+  readonly where?: Expr;
+  readonly groupBy: readonly Expr[];
+  readonly having?: Expr;
+  readonly qualify?: Expr;
 }
 
 export interface SetOp {
-  kind: 'setop';
-  op: 'union' | 'intersect' | 'except';
-  all: boolean;
-  left: SetExpr;
-  right: SetExpr;
+  readonly kind: 'setop';
+  readonly op: 'union' | 'intersect' | 'except';
+  readonly all: boolean;
+  readonly left: SetExpr;
+  readonly right: SetExpr;
 }
 
-export type SetExpr = Select | SetOp | { kind: 'nested'; query: Query };
+export type SetExpr = Select | SetOp | { readonly kind: 'nested'; readonly query: Query };
 
 export interface Cte {
-  name: string;
-  query: Query;
+  readonly name: string;
+  readonly query: Query;
 }
 
 export interface Query {
-  kind: 'query';
-  with: Cte[];
-  body: SetExpr;
-  orderBy: OrderItem[];
-  limit?: Expr;
-  offset?: Expr;
+  readonly kind: 'query';
+  readonly with: readonly Cte[];
+  readonly body: SetExpr;
+  readonly orderBy: readonly OrderItem[];
+  readonly limit?: Expr;
+  readonly offset?: Expr;
+}
+
+/** Freezes a node whose children are already frozen (arrays included). */
+export function frozen<T extends object>(node: T): T {
+  if (!Object.isFrozen(node)) {
+    for (const v of Object.values(node)) if (Array.isArray(v) || (typeof v === 'object' && v !== null && !Object.isFrozen(v))) freezeTree(v);
+    Object.freeze(node);
+  }
+  return node;
+}
+
+/** Freezes a whole tree (nodes already frozen are taken to be frozen below too). */
+export function freezeTree<T>(node: T): T {
+  if (typeof node !== 'object' || node === null || Object.isFrozen(node)) return node;
+  for (const v of Object.values(node)) freezeTree(v);
+  return Object.freeze(node);
 }

@@ -1,60 +1,62 @@
 /**
  * Small builders for the SQL AST, for code that writes queries by hand (the LQL compiler, tests).
+ * Every node they return is frozen.
  *
  *   select({ columns: [col('timestamp'), [fn('count', []), 'n']], from: 'edge_logs',
  *            where: and(eq(col('m', 'project'), param('project'))), limit: 100 })
  */
-import type {
-  BinaryOp,
-  ColumnRef,
-  DatePart,
-  Expr,
-  From,
-  FuncCall,
-  Join,
-  Literal,
-  OrderItem,
-  Param,
-  Query,
-  Select,
-  SelectItem,
-  TableFactor,
+import {
+  type BinaryOp,
+  type ColumnRef,
+  type DatePart,
+  type Expr,
+  type From,
+  type FuncCall,
+  freezeTree,
+  frozen,
+  type Join,
+  type Literal,
+  type OrderItem,
+  type Param,
+  type Query,
+  type SelectItem,
+  type TableFactor,
 } from './ast.ts';
 
 export function col(...path: string[]): ColumnRef {
-  return { kind: 'column', path };
+  return frozen({ kind: 'column', path: frozen([...path]) });
 }
 
 export function param(name: string): Param {
-  return { kind: 'param', name };
+  return frozen({ kind: 'param', name });
 }
 
 export function lit(value: string | number | boolean | null): Literal {
-  if (value === null) return { kind: 'literal', type: 'null' };
-  if (typeof value === 'string') return { kind: 'literal', type: 'string', value };
-  if (typeof value === 'boolean') return { kind: 'literal', type: 'bool', value };
-  return { kind: 'literal', type: 'number', value: String(value) };
+  if (value === null) return frozen({ kind: 'literal', type: 'null' });
+  if (typeof value === 'string') return frozen({ kind: 'literal', type: 'string', value });
+  if (typeof value === 'boolean') return frozen({ kind: 'literal', type: 'bool', value });
+  return frozen({ kind: 'literal', type: 'number', value: String(value) });
 }
 
 export function fn(name: string, args: Expr[], extra: Omit<Partial<FuncCall>, 'kind' | 'name' | 'args'> = {}): FuncCall {
-  return { kind: 'func', name: name.toLowerCase(), args, ...extra };
+  return freezeTree({ kind: 'func', name: name.toLowerCase(), args: [...args], ...extra });
 }
 
 /** `count(*)`. */
 export function countStar(): FuncCall {
-  return { kind: 'func', name: 'count', args: [], star: true };
+  return frozen({ kind: 'func', name: 'count', args: frozen([]), star: true });
 }
 
 export function datepart(part: DatePart): Expr {
-  return { kind: 'datepart', part };
+  return frozen({ kind: 'datepart', part });
 }
 
 export function interval(value: number, unit: DatePart): Expr {
-  return { kind: 'interval', value: lit(value), unit };
+  return frozen({ kind: 'interval', value: lit(value), unit });
 }
 
 export function bin(op: BinaryOp, left: Expr, right: Expr): Expr {
-  return { kind: 'binary', op, left, right };
+  return frozen({ kind: 'binary', op, left, right });
 }
 
 export const eq = (l: Expr, r: Expr): Expr => bin('=', l, r);
@@ -72,19 +74,19 @@ export function or(...conds: Expr[]): Expr {
 }
 
 export function not(expr: Expr): Expr {
-  return { kind: 'unary', op: 'not', expr };
+  return frozen({ kind: 'unary', op: 'not', expr });
 }
 
 export function table(name: string, alias?: string): TableFactor {
-  return alias === undefined ? { kind: 'table', name } : { kind: 'table', name, alias };
+  return frozen(alias === undefined ? { kind: 'table', name } : { kind: 'table', name, alias });
 }
 
 export function unnest(expr: Expr, alias: string): TableFactor {
-  return { kind: 'unnest', expr, alias };
+  return frozen({ kind: 'unnest', expr, alias });
 }
 
 export function order(expr: Expr, dir: 'asc' | 'desc' = 'asc'): OrderItem {
-  return { expr, desc: dir === 'desc' };
+  return frozen({ expr, desc: dir === 'desc' });
 }
 
 export interface SelectSpec {
@@ -108,11 +110,20 @@ export function select(spec: SelectSpec): Query {
   if (typeof spec.from === 'string') from = { first: table(spec.from), joins: spec.joins ?? [] };
   else if (spec.from && 'first' in spec.from) from = spec.from;
   else if (spec.from) from = { first: spec.from, joins: spec.joins ?? [] };
-  const body: Select = { kind: 'select', distinct: spec.distinct ?? false, columns, groupBy: spec.groupBy ?? [] };
-  if (from) body.from = from;
-  if (spec.where) body.where = spec.where;
-  if (spec.having) body.having = spec.having;
-  const query: Query = { kind: 'query', with: spec.with ?? [], body, orderBy: spec.orderBy ?? [] };
-  if (spec.limit !== undefined) query.limit = typeof spec.limit === 'number' ? lit(spec.limit) : spec.limit;
-  return query;
+  const query: Query = {
+    kind: 'query',
+    with: spec.with ?? [],
+    body: {
+      kind: 'select',
+      distinct: spec.distinct ?? false,
+      columns,
+      groupBy: spec.groupBy ?? [],
+      ...(from ? { from } : {}),
+      ...(spec.where ? { where: spec.where } : {}),
+      ...(spec.having ? { having: spec.having } : {}),
+    },
+    orderBy: spec.orderBy ?? [],
+    ...(spec.limit !== undefined ? { limit: typeof spec.limit === 'number' ? lit(spec.limit) : spec.limit } : {}),
+  };
+  return freezeTree(query);
 }

@@ -1,122 +1,290 @@
 /**
- * The function allow-list: every BigQuery function a query may call, with its arity. Anything not
- * listed is rejected (QUERY_NOT_ALLOWED, "Restricted function <name>"), so a new engine function
- * can never be reached by accident. Each engine generator must translate every name listed here.
+ * The function registry: every BigQuery function a query may call, once, with its signature.
+ * Everything else about functions is derived from it: the allow-list (validate.ts), argument
+ * checks and return types (resolve.ts), each engine's translation table (a
+ * `Record<FunctionName, …>`, so a function an engine does not translate fails to compile there)
+ * and, through that table, the DuckDB lock-down's list of functions a generated statement may
+ * contain. A name not listed here is `Restricted function <name>` (QUERY_NOT_ALLOWED).
  */
+import { listOf, scalar, unknownType, type VType } from './types.ts';
 
 export type FunctionKind = 'scalar' | 'aggregate' | 'window';
 
-export interface FunctionSpec {
-  kind: FunctionKind;
-  min: number;
-  max: number;
+/**
+ * What an argument must be. `timestamp` also accepts a STRING or DATE, converted implicitly as
+ * BigQuery does (`timestamp_trunc('2026-01-01 10:00:00', hour)`); `datepart` is a bare date part
+ * word (`minute`); `interval` an `INTERVAL n unit` expression; `any` anything.
+ */
+export type ArgKind = 'any' | 'timestamp' | 'datepart' | 'interval';
+
+/** The result type: fixed, or computed from the argument types. */
+export type ReturnRule = VType | ((args: readonly VType[]) => VType);
+
+export interface FunctionDef {
+  readonly kind: FunctionKind;
+  readonly min: number;
+  readonly max: number;
+  /** Argument kinds by position; positions past the end are `any`. */
+  readonly args: readonly ArgKind[];
+  readonly returns: ReturnRule;
+  /** Gives a different value on each call (never folded, never moved across rows). */
+  readonly volatile: boolean;
+  /** BigQuery's family, for docs/SQL.md's table. */
+  readonly family: Family;
 }
 
-const s = (min: number, max = min): FunctionSpec => ({ kind: 'scalar', min, max });
-const a = (min: number, max = min): FunctionSpec => ({ kind: 'aggregate', min, max });
-const w = (min: number, max = min): FunctionSpec => ({ kind: 'window', min, max });
+export type Family = 'string' | 'conditional' | 'math' | 'array' | 'date/time' | 'json' | 'aggregate' | 'window' | 'struct';
 
-export const allowedFunctions: Readonly<Record<string, FunctionSpec>> = {
-  // strings and regular expressions
-  regexp_contains: s(2),
-  regexp_extract: s(2),
-  regexp_replace: s(3),
-  starts_with: s(2),
-  ends_with: s(2),
-  lower: s(1),
-  upper: s(1),
-  concat: s(1, 64),
-  length: s(1),
-  strpos: s(2),
-  substr: s(2, 3),
-  substring: s(2, 3),
-  split: s(1, 2),
-  trim: s(1, 2),
-  ltrim: s(1, 2),
-  rtrim: s(1, 2),
-  replace: s(3),
-  json_value: s(2),
-  json_extract_scalar: s(2),
-  // null handling and conditionals
-  ifnull: s(2),
-  coalesce: s(1, 64),
-  nullif: s(2),
-  if: s(3),
-  greatest: s(1, 64),
-  least: s(1, 64),
-  // numbers
-  abs: s(1),
-  round: s(1, 2),
-  ceil: s(1),
-  floor: s(1),
-  mod: s(2),
-  div: s(2),
-  sqrt: s(1),
-  pow: s(2),
-  power: s(2),
-  safe_divide: s(2),
-  // arrays
-  array_length: s(1),
-  generate_timestamp_array: s(3),
-  // time
-  current_timestamp: s(0),
-  current_datetime: s(0, 1),
-  current_date: s(0, 1),
-  timestamp_trunc: s(2, 3),
-  datetime_trunc: s(2),
-  date_trunc: s(2),
-  timestamp_sub: s(2),
-  timestamp_add: s(2),
-  datetime_sub: s(2),
-  datetime_add: s(2),
-  date_sub: s(2),
-  date_add: s(2),
-  timestamp_diff: s(3),
-  datetime_diff: s(3),
-  date_diff: s(3),
-  format_timestamp: s(2, 3),
-  datetime: s(1, 2),
-  timestamp: s(1, 2),
-  date: s(1, 2),
-  unix_micros: s(1),
-  unix_millis: s(1),
-  unix_seconds: s(1),
-  timestamp_micros: s(1),
-  timestamp_millis: s(1),
-  timestamp_seconds: s(1),
-  // aggregates
-  count: a(0, 1),
-  countif: a(1),
-  sum: a(1),
-  avg: a(1),
-  min: a(1),
-  max: a(1),
-  any_value: a(1),
-  logical_or: a(1),
-  logical_and: a(1),
-  string_agg: a(1, 2),
-  array_agg: a(1),
-  approx_quantiles: a(2),
-  approx_count_distinct: a(1),
-  stddev: a(1),
-  variance: a(1),
-  // window-only
-  row_number: w(0),
-  rank: w(0),
-  dense_rank: w(0),
-  percent_rank: w(0),
-  cume_dist: w(0),
-  ntile: w(1),
-  lag: w(1, 3),
-  lead: w(1, 3),
-  first_value: w(1),
-  last_value: w(1),
+const T = {
+  string: scalar('string'),
+  int: scalar('int'),
+  float: scalar('float'),
+  bool: scalar('bool'),
+  timestamp: scalar('timestamp'),
+  datetime: scalar('datetime'),
+  date: scalar('date'),
+  bytes: scalar('bytes'),
+} as const;
+
+const first = (args: readonly VType[]): VType => args[0] ?? unknownType;
+/** The first argument whose type is known (COALESCE(NULL, x) is x's type). */
+const firstKnown = (args: readonly VType[]): VType => args.find((a) => a.k !== 'unknown' && a.k !== 'missing') ?? first(args);
+const intIfInt = (args: readonly VType[]): VType => (args.every((a) => a.k === 'scalar' && a.t === 'int') ? T.int : T.float);
+const listOfFirst = (args: readonly VType[]): VType => listOf(first(args));
+const elementOfFirst = (args: readonly VType[]): VType => {
+  const a = first(args);
+  return a.k === 'list' ? a.element : unknownType;
 };
+const intIfIntList = (args: readonly VType[]): VType => listOf(intIfInt(args));
 
-export function functionSpec(name: string): FunctionSpec | undefined {
-  return Object.hasOwn(allowedFunctions, name) ? allowedFunctions[name] : undefined;
+interface Options {
+  args?: readonly ArgKind[];
+  volatile?: boolean;
+}
+
+function def(kind: FunctionKind, family: Family, min: number, max: number, returns: ReturnRule, o: Options = {}): FunctionDef {
+  return Object.freeze({ kind, family, min, max, returns, args: Object.freeze([...(o.args ?? [])]), volatile: o.volatile ?? false });
+}
+const str = (min: number, max: number, returns: ReturnRule, o?: Options) => def('scalar', 'string', min, max, returns, o);
+const cond = (min: number, max: number, returns: ReturnRule) => def('scalar', 'conditional', min, max, returns);
+const math = (min: number, max: number, returns: ReturnRule) => def('scalar', 'math', min, max, returns);
+const time = (min: number, max: number, returns: ReturnRule, o?: Options) => def('scalar', 'date/time', min, max, returns, o);
+const agg = (min: number, max: number, returns: ReturnRule) => def('aggregate', 'aggregate', min, max, returns);
+const win = (min: number, max: number, returns: ReturnRule) => def('window', 'window', min, max, returns);
+
+const ts: ArgKind = 'timestamp';
+const part: ArgKind = 'datepart';
+const interval: ArgKind = 'interval';
+
+export const functions = {
+  // strings and regular expressions
+  regexp_contains: str(2, 2, T.bool),
+  regexp_extract: str(2, 2, T.string),
+  regexp_replace: str(3, 3, T.string),
+  starts_with: str(2, 2, T.bool),
+  ends_with: str(2, 2, T.bool),
+  lower: str(1, 1, T.string),
+  upper: str(1, 1, T.string),
+  concat: str(1, 64, T.string),
+  length: str(1, 1, T.int),
+  strpos: str(2, 2, T.int),
+  substr: str(2, 3, T.string),
+  substring: str(2, 3, T.string),
+  split: str(1, 2, listOf(T.string)),
+  trim: str(1, 2, T.string),
+  ltrim: str(1, 2, T.string),
+  rtrim: str(1, 2, T.string),
+  replace: str(3, 3, T.string),
+  char_length: str(1, 1, T.int),
+  character_length: str(1, 1, T.int),
+  byte_length: str(1, 1, T.int),
+  octet_length: str(1, 1, T.int),
+  ascii: str(1, 1, T.int),
+  unicode: str(1, 1, T.int),
+  chr: str(1, 1, T.string),
+  left: str(2, 2, T.string),
+  right: str(2, 2, T.string),
+  lpad: str(2, 3, T.string),
+  rpad: str(2, 3, T.string),
+  repeat: str(2, 2, T.string),
+  reverse: str(1, 1, T.string),
+  translate: str(3, 3, T.string),
+  regexp_extract_all: str(2, 2, listOf(T.string)),
+  regexp_substr: str(2, 2, T.string),
+  to_base64: str(1, 1, T.string),
+  from_base64: str(1, 1, T.bytes),
+  to_hex: str(1, 1, T.string),
+  from_hex: str(1, 1, T.bytes),
+  md5: str(1, 1, T.bytes),
+  sha1: str(1, 1, T.bytes),
+  sha256: str(1, 1, T.bytes),
+  // JSON (text in, text out: there is no JSON type)
+  json_value: def('scalar', 'json', 1, 2, T.string),
+  json_extract_scalar: def('scalar', 'json', 1, 2, T.string),
+  json_query: def('scalar', 'json', 1, 2, T.string),
+  json_extract: def('scalar', 'json', 1, 2, T.string),
+  to_json_string: def('scalar', 'json', 1, 1, T.string),
+  // null handling and conditionals
+  ifnull: cond(2, 2, firstKnown),
+  coalesce: cond(1, 64, firstKnown),
+  nullif: cond(2, 2, first),
+  if: cond(3, 3, (args) => firstKnown(args.slice(1))),
+  greatest: cond(1, 64, firstKnown),
+  least: cond(1, 64, firstKnown),
+  zeroifnull: cond(1, 1, first),
+  nullifzero: cond(1, 1, first),
+  // numbers
+  abs: math(1, 1, first),
+  round: math(1, 2, T.float),
+  ceil: math(1, 1, T.float),
+  floor: math(1, 1, T.float),
+  mod: math(2, 2, T.int),
+  div: math(2, 2, T.int),
+  sqrt: math(1, 1, T.float),
+  pow: math(2, 2, T.float),
+  power: math(2, 2, T.float),
+  safe_divide: math(2, 2, T.float),
+  safe_add: math(2, 2, intIfInt),
+  safe_subtract: math(2, 2, intIfInt),
+  safe_multiply: math(2, 2, intIfInt),
+  safe_negate: math(1, 1, first),
+  ieee_divide: math(2, 2, T.float),
+  sign: math(1, 1, first),
+  is_inf: math(1, 1, T.bool),
+  is_nan: math(1, 1, T.bool),
+  exp: math(1, 1, T.float),
+  ln: math(1, 1, T.float),
+  log: math(1, 2, T.float),
+  log10: math(1, 1, T.float),
+  cbrt: math(1, 1, T.float),
+  trunc: math(1, 2, T.float),
+  ceiling: math(1, 1, T.float),
+  cos: math(1, 1, T.float),
+  sin: math(1, 1, T.float),
+  tan: math(1, 1, T.float),
+  acos: math(1, 1, T.float),
+  asin: math(1, 1, T.float),
+  atan: math(1, 1, T.float),
+  atan2: math(2, 2, T.float),
+  cosh: math(1, 1, T.float),
+  sinh: math(1, 1, T.float),
+  tanh: math(1, 1, T.float),
+  acosh: math(1, 1, T.float),
+  asinh: math(1, 1, T.float),
+  atanh: math(1, 1, T.float),
+  cot: math(1, 1, T.float),
+  rand: def('scalar', 'math', 0, 0, T.float, { volatile: true }),
+  // arrays
+  array_length: def('scalar', 'array', 1, 1, T.int),
+  generate_timestamp_array: def('scalar', 'array', 3, 3, listOf(T.timestamp), { args: [ts, ts, interval] }),
+  generate_date_array: def('scalar', 'array', 2, 3, listOf(T.date), { args: ['any', 'any', interval] }),
+  generate_array: def('scalar', 'array', 2, 3, intIfIntList),
+  array_concat: def('scalar', 'array', 1, 64, first),
+  array_reverse: def('scalar', 'array', 1, 1, first),
+  array_to_string: def('scalar', 'array', 2, 2, T.string),
+  array_first: def('scalar', 'array', 1, 1, elementOfFirst),
+  array_last: def('scalar', 'array', 1, 1, elementOfFirst),
+  // time
+  // The statement's time: the same for every row, so not volatile.
+  current_timestamp: time(0, 0, T.timestamp),
+  current_datetime: time(0, 1, T.datetime),
+  current_date: time(0, 1, T.date),
+  timestamp_trunc: time(2, 3, T.timestamp, { args: [ts, part] }),
+  datetime_trunc: time(2, 2, T.datetime, { args: ['any', part] }),
+  date_trunc: time(2, 2, (args) => (first(args).k === 'scalar' && !isDate(first(args)) ? first(args) : T.date), { args: ['any', part] }),
+  timestamp_sub: time(2, 2, T.timestamp, { args: [ts, interval] }),
+  timestamp_add: time(2, 2, T.timestamp, { args: [ts, interval] }),
+  datetime_sub: time(2, 2, T.datetime, { args: ['any', interval] }),
+  datetime_add: time(2, 2, T.datetime, { args: ['any', interval] }),
+  date_sub: time(2, 2, T.date, { args: ['any', interval] }),
+  date_add: time(2, 2, T.date, { args: ['any', interval] }),
+  timestamp_diff: time(3, 3, T.int, { args: [ts, ts, part] }),
+  datetime_diff: time(3, 3, T.int, { args: ['any', 'any', part] }),
+  date_diff: time(3, 3, T.int, { args: ['any', 'any', part] }),
+  format_timestamp: time(2, 3, T.string, { args: ['any', ts] }),
+  datetime: time(1, 6, T.datetime),
+  timestamp: time(1, 2, T.timestamp),
+  date: time(1, 3, T.date),
+  unix_date: time(1, 1, T.int),
+  date_from_unix_date: time(1, 1, T.date),
+  format_date: time(2, 2, T.string),
+  format_datetime: time(2, 2, T.string),
+  parse_timestamp: time(2, 3, T.timestamp),
+  parse_datetime: time(2, 2, T.datetime),
+  parse_date: time(2, 2, T.date),
+  last_day: time(1, 1, T.date),
+  unix_micros: time(1, 1, T.int, { args: [ts] }),
+  unix_millis: time(1, 1, T.int, { args: [ts] }),
+  unix_seconds: time(1, 1, T.int, { args: [ts] }),
+  timestamp_micros: time(1, 1, T.timestamp),
+  timestamp_millis: time(1, 1, T.timestamp),
+  timestamp_seconds: time(1, 1, T.timestamp),
+  // aggregates
+  count: agg(0, 1, T.int),
+  countif: agg(1, 1, T.int),
+  sum: agg(1, 1, intIfInt),
+  avg: agg(1, 1, T.float),
+  min: agg(1, 1, first),
+  max: agg(1, 1, first),
+  any_value: agg(1, 1, first),
+  logical_or: agg(1, 1, T.bool),
+  logical_and: agg(1, 1, T.bool),
+  string_agg: agg(1, 2, T.string),
+  array_agg: agg(1, 1, listOfFirst),
+  approx_quantiles: agg(2, 2, listOfFirst),
+  approx_count_distinct: agg(1, 1, T.int),
+  stddev: agg(1, 1, T.float),
+  variance: agg(1, 1, T.float),
+  stddev_samp: agg(1, 1, T.float),
+  stddev_pop: agg(1, 1, T.float),
+  var_samp: agg(1, 1, T.float),
+  var_pop: agg(1, 1, T.float),
+  corr: agg(2, 2, T.float),
+  covar_pop: agg(2, 2, T.float),
+  covar_samp: agg(2, 2, T.float),
+  bit_and: agg(1, 1, T.int),
+  bit_or: agg(1, 1, T.int),
+  bit_xor: agg(1, 1, T.int),
+  max_by: agg(2, 2, first),
+  min_by: agg(2, 2, first),
+  // window-only
+  row_number: win(0, 0, T.int),
+  rank: win(0, 0, T.int),
+  dense_rank: win(0, 0, T.int),
+  percent_rank: win(0, 0, T.float),
+  cume_dist: win(0, 0, T.float),
+  ntile: win(1, 1, T.int),
+  lag: win(1, 3, first),
+  lead: win(1, 3, first),
+  first_value: win(1, 1, first),
+  last_value: win(1, 1, first),
+  nth_value: win(2, 2, first),
+  percentile_cont: win(2, 2, T.float),
+  percentile_disc: win(2, 2, first),
+} as const satisfies Record<string, FunctionDef>;
+
+function isDate(t: VType): boolean {
+  return t.k === 'scalar' && t.t === 'date';
+}
+
+export type FunctionName = keyof typeof functions;
+
+export const functionNames: readonly FunctionName[] = Object.freeze(Object.keys(functions) as FunctionName[]);
+
+export function isFunctionName(name: string): name is FunctionName {
+  return Object.hasOwn(functions, name);
+}
+
+export function functionDef(name: string): FunctionDef | undefined {
+  return isFunctionName(name) ? functions[name] : undefined;
 }
 
 export function isAggregate(name: string): boolean {
-  return functionSpec(name)?.kind === 'aggregate';
+  return functionDef(name)?.kind === 'aggregate';
+}
+
+/** The result type of a call with these argument types. */
+export function returnType(name: FunctionName, args: readonly VType[]): VType {
+  const r = functions[name].returns;
+  return typeof r === 'function' ? r(args) : r;
 }

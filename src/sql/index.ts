@@ -10,6 +10,8 @@ import type { Query } from './ast.ts';
 import { Lru } from './lru.ts';
 import { parseSql } from './parse.ts';
 import { mergeSandboxed } from './sandbox.ts';
+import { type Resolved, resolveQuery } from './resolve.ts';
+import { findName, type VType } from './types.ts';
 import { validateQuery } from './validate.ts';
 
 export type { Query } from './ast.ts';
@@ -130,4 +132,34 @@ function savedQuery(sql: string, catalog: Catalog): SavedQuery {
   const saved: SavedQuery = { prepared: { ast: query, params: analysis.params, catalog }, ctes: analysis.ctes, sources: [...sources] };
   memo.set(sql, saved);
   return saved;
+}
+
+/**
+ * The type of a field of one of a saved query's CTEs (`cte`, `['metadata', 'response',
+ * 'status_code']`), from the semantic pass over the saved query as the catalogue stands; undefined
+ * when the CTE, the column or the field is not known. LQL reads its filter values as these types.
+ */
+export function savedCteFieldTypes(saved: string, catalog: Catalog): (cte: string, path: readonly string[]) => VType | undefined {
+  let ctes: ReadonlyMap<string, Resolved['query']['columns']>;
+  try {
+    const { query } = resolveQuery(savedQuery(saved, catalog).prepared.ast, { catalog });
+    ctes = new Map(query.with.map((c) => [c.name.toLowerCase(), c.query.columns]));
+  } catch {
+    // The saved query does not resolve as the catalogue stands: values keep their own form.
+    ctes = new Map();
+  }
+  return (cte, path) => {
+    const columns = ctes.get(cte.toLowerCase());
+    const head = path[0];
+    if (!columns || head === undefined) return undefined;
+    let type: VType | undefined = findName(
+      columns.map((c) => [c.name, c.type] as const),
+      head,
+    )?.[1];
+    for (const name of path.slice(1)) {
+      if (type?.k !== 'record') return undefined;
+      type = findName(Object.entries(type.fields), name)?.[1];
+    }
+    return type;
+  };
 }

@@ -7,26 +7,31 @@
  * or `"Variant"`); optional fields that are None come through as `undefined`.
  */
 import { QuarryError, isQuarryError } from '../errors.ts';
-import type {
-  BinaryOp,
-  CastType,
-  Cte,
-  DatePart,
-  Expr,
-  From,
-  FuncCall,
-  Join,
-  OrderItem,
-  Query,
-  Select,
-  SelectItem,
-  SetExpr,
-  TableFactor,
-  WindowSpec,
+import {
+  type BinaryOp,
+  type CastType,
+  type Cte,
+  type DatePart,
+  type Expr,
+  type From,
+  type FuncCall,
+  freezeTree,
+  frozen,
+  type Join,
+  type OrderItem,
+  type Query,
+  type Select,
+  type SelectItem,
+  type SetExpr,
+  type TableFactor,
+  type WindowSpec,
 } from './ast.ts';
 import { parseStatements } from './sqlparser.ts';
 
 type J = Record<string, unknown>;
+
+/** A node under construction: frozen (`frozen`) before it leaves its builder. */
+type Draft<T> = { -readonly [K in keyof T]: T[K] };
 
 function isObj(v: unknown): v is J {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -92,7 +97,8 @@ export function parseSql(sql: string): Query {
   if (statements.length > 1) throw new QuarryError('QUERY_NOT_ALLOWED', 'Only a single query is allowed (found several statements)');
   const [kind, payload] = variant(statements[0]);
   if (kind !== 'Query') throw new QuarryError('QUERY_NOT_ALLOWED', `Only SELECT queries are allowed (found a ${statementName(kind)} statement)`);
-  return convertQuery(payload);
+  // Every node is frozen where it is built; this catches any that were not.
+  return freezeTree(convertQuery(payload));
 }
 
 function statementName(kind: string): string {
@@ -135,25 +141,28 @@ function convertQuery(v: unknown): Query {
       refuse(cte, 'from', 'CTE FROM');
       const alias = obj(cte.alias);
       if (arr(alias.columns).length > 0) throw notAllowed('CTE column lists');
-      ctes.push({ name: ident(alias.name), query: convertQuery(cte.query) });
+      ctes.push(frozen({ name: ident(alias.name), query: convertQuery(cte.query) }));
     }
   }
-  const query: Query = { kind: 'query', with: ctes, body: convertSetExpr(q.body), orderBy: [] };
+  const body = convertSetExpr(q.body);
+  let orderBy: OrderItem[] = [];
   if (present(q.order_by)) {
     const [k, items] = variant(obj(q.order_by).kind);
     if (k !== 'Expressions') throw notAllowed('ORDER BY ALL');
     refuse(obj(q.order_by), 'interpolate', 'INTERPOLATE');
-    query.orderBy = arr(items).map(orderItem);
+    orderBy = arr(items).map(orderItem);
   }
+  let limit: Expr | undefined;
+  let offset: Expr | undefined;
   if (present(q.limit_clause)) {
     const [k, lc] = variant(q.limit_clause);
     if (k !== 'LimitOffset') throw notAllowed('LIMIT x, y');
     const l = obj(lc);
     refuse(l, 'limit_by', 'LIMIT BY');
-    if (present(l.limit)) query.limit = rowCount(convertExpr(l.limit), 'LIMIT');
-    if (present(l.offset)) query.offset = rowCount(convertExpr(obj(l.offset).value), 'OFFSET');
+    if (present(l.limit)) limit = rowCount(convertExpr(l.limit), 'LIMIT');
+    if (present(l.offset)) offset = rowCount(convertExpr(obj(l.offset).value), 'OFFSET');
   }
-  return query;
+  return frozen({ kind: 'query', with: frozen(ctes), body, orderBy: frozen(orderBy), ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) });
 }
 
 function convertSetExpr(v: unknown): SetExpr {
@@ -162,14 +171,14 @@ function convertSetExpr(v: unknown): SetExpr {
     case 'Select':
       return convertSelect(p);
     case 'Query':
-      return { kind: 'nested', query: convertQuery(p) };
+      return frozen({ kind: 'nested', query: convertQuery(p) });
     case 'SetOperation': {
       const s = obj(p);
       const op = ({ Union: 'union', Intersect: 'intersect', Except: 'except' } as const)[String(s.op) as 'Union'];
       if (!op) throw notAllowed(`set operation ${String(s.op)}`);
       const [quant] = variant(s.set_quantifier ?? 'None');
       if (quant === 'ByName' || quant === 'AllByName' || quant === 'DistinctByName') throw notAllowed('BY NAME');
-      return { kind: 'setop', op, all: quant === 'All', left: convertSetExpr(s.left), right: convertSetExpr(s.right) };
+      return frozen({ kind: 'setop', op, all: quant === 'All', left: convertSetExpr(s.left), right: convertSetExpr(s.right) });
     }
     case 'Values':
       throw notAllowed('VALUES');
@@ -229,33 +238,37 @@ function convertSelect(v: unknown): Select {
     if (dk !== 'Distinct') throw notAllowed('DISTINCT ON');
     distinct = true;
   }
-  const select: Select = {
-    kind: 'select',
-    distinct,
-    columns: arr(s.projection).map(selectItem),
-    groupBy: [],
-  };
+  const columns = arr(s.projection).map(selectItem);
   const froms = arr(s.from);
-  if (froms.length > 0) select.from = convertFrom(froms);
-  if (present(s.selection)) select.where = convertExpr(s.selection);
+  const from = froms.length > 0 ? convertFrom(froms) : undefined;
+  const where = present(s.selection) ? convertExpr(s.selection) : undefined;
+  let groupBy: Expr[] = [];
   if (present(s.group_by)) {
     const [gk, gp] = variant(s.group_by);
     if (gk !== 'Expressions') throw notAllowed('GROUP BY ALL');
     const [exprs, modifiers] = arr(gp);
     if (arr(modifiers).length > 0) throw notAllowed('GROUP BY modifiers (ROLLUP, CUBE, ...)');
-    select.groupBy = arr(exprs).map(convertExpr);
+    groupBy = arr(exprs).map(convertExpr);
   }
-  if (present(s.having)) select.having = convertExpr(s.having);
-  if (present(s.qualify)) select.qualify = convertExpr(s.qualify);
-  return select;
+  const select: Select = {
+    kind: 'select',
+    distinct,
+    columns: frozen(columns),
+    groupBy: frozen(groupBy),
+    ...(from ? { from } : {}),
+    ...(where ? { where } : {}),
+    ...(present(s.having) ? { having: convertExpr(s.having) } : {}),
+    ...(present(s.qualify) ? { qualify: convertExpr(s.qualify) } : {}),
+  };
+  return frozen(select);
 }
 
 function selectItem(v: unknown): SelectItem {
   const [k, p] = variant(v);
-  if (k === 'UnnamedExpr') return { expr: convertExpr(p) };
+  if (k === 'UnnamedExpr') return frozen({ expr: convertExpr(p) });
   if (k === 'ExprWithAlias') {
     const e = obj(p);
-    return { expr: convertExpr(e.expr), alias: ident(e.alias) };
+    return frozen({ expr: convertExpr(e.expr), alias: ident(e.alias) });
   }
   if (k === 'Wildcard' || k === 'QualifiedWildcard') {
     throw new QuarryError('QUERY_NOT_ALLOWED', 'Wildcards (* or t.*) are not allowed in result columns: list the columns you need');
@@ -264,15 +277,16 @@ function selectItem(v: unknown): SelectItem {
 }
 
 function convertFrom(items: unknown[]): From {
-  let from: From | undefined;
+  let first: TableFactor | undefined;
+  const joins: Join[] = [];
   for (const item of items) {
     const twj = obj(item);
     const factor = tableFactor(twj.relation);
-    const joins = arr(twj.joins).map(convertJoin);
-    if (!from) from = { first: factor, joins };
-    else from.joins.push({ type: 'cross', table: factor }, ...joins);
+    if (!first) first = factor;
+    else joins.push(frozen({ type: 'cross', table: factor }));
+    joins.push(...arr(twj.joins).map(convertJoin));
   }
-  return from!;
+  return frozen({ first: first!, joins: frozen(joins) });
 }
 
 function convertJoin(v: unknown): Join {
@@ -292,17 +306,15 @@ function convertJoin(v: unknown): Join {
   };
   const type = joinTypes[op];
   if (!type) throw notAllowed(`${statementName(op)} join`);
-  const join: Join = { type, table };
   if (type === 'cross') {
     const [ck] = variant(constraint ?? 'None');
     if (ck !== 'None') throw notAllowed('CROSS JOIN with a condition');
-    return join;
+    return frozen({ type, table });
   }
   const [ck, cp] = variant(constraint);
-  if (ck === 'On') join.on = convertExpr(cp);
-  else if (ck === 'Using') join.using = arr(cp).map((n) => objectName(n));
-  else throw notAllowed(`${ck.toUpperCase()} join`);
-  return join;
+  if (ck === 'On') return frozen({ type, table, on: convertExpr(cp) });
+  if (ck === 'Using') return frozen({ type, table, using: frozen(arr(cp).map((n) => objectName(n))) });
+  throw notAllowed(`${ck.toUpperCase()} join`);
 }
 
 function tableFactor(v: unknown): TableFactor {
@@ -318,34 +330,29 @@ function tableFactor(v: unknown): TableFactor {
       refuse(t, 'json_path', 'JSON paths in FROM');
       refuse(t, 'sample', 'TABLESAMPLE');
       refuse(t, 'index_hints', 'index hints');
-      const factor: TableFactor = { kind: 'table', name: objectName(t.name) };
-      const alias = tableAlias(t.alias);
-      if (alias !== undefined) factor.alias = alias;
-      return factor;
+      return withAlias({ kind: 'table', name: objectName(t.name) }, tableAlias(t.alias));
     }
     case 'Derived': {
       if (t.lateral === true) throw notAllowed('LATERAL');
       refuse(t, 'sample', 'TABLESAMPLE');
-      const factor: TableFactor = { kind: 'derived', query: convertQuery(t.subquery) };
-      const alias = tableAlias(t.alias);
-      if (alias !== undefined) factor.alias = alias;
-      return factor;
+      return withAlias({ kind: 'derived', query: convertQuery(t.subquery) }, tableAlias(t.alias));
     }
     case 'UNNEST': {
       if (t.with_offset === true) throw notAllowed('UNNEST ... WITH OFFSET');
       if (t.with_ordinality === true) throw notAllowed('WITH ORDINALITY');
       const exprs = arr(t.array_exprs);
       if (exprs.length !== 1) throw notAllowed('UNNEST of several arrays');
-      const factor: TableFactor = { kind: 'unnest', expr: convertExpr(exprs[0]) };
-      const alias = tableAlias(t.alias);
-      if (alias !== undefined) factor.alias = alias;
-      return factor;
+      return withAlias({ kind: 'unnest', expr: convertExpr(exprs[0]) }, tableAlias(t.alias));
     }
     case 'NestedJoin':
       throw notAllowed('parenthesised joins');
     default:
       throw notAllowed(`${statementName(k)} in FROM`);
   }
+}
+
+function withAlias(factor: TableFactor, alias: string | undefined): TableFactor {
+  return frozen(alias === undefined ? factor : { ...factor, alias });
 }
 
 function tableAlias(v: unknown): string | undefined {
@@ -376,10 +383,8 @@ function orderItem(v: unknown): OrderItem {
   const o = obj(v);
   refuse(o, 'with_fill', 'WITH FILL');
   const opts = isObj(o.options) ? o.options : {};
-  const item: OrderItem = { expr: convertExpr(o.expr), desc: opts.asc === false };
-  if (opts.nulls_first === true) item.nulls = 'first';
-  if (opts.nulls_first === false) item.nulls = 'last';
-  return item;
+  const nulls = opts.nulls_first === true ? 'first' : opts.nulls_first === false ? 'last' : undefined;
+  return frozen({ expr: convertExpr(o.expr), desc: opts.asc === false, ...(nulls ? { nulls } : {}) });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -497,18 +502,18 @@ function convertExpr(v: unknown): Expr {
       if (present(c.format)) throw notAllowed('CAST ... FORMAT');
       if (c.array === true) throw notAllowed('array casts');
       const [ck] = variant(c.kind);
-      if (ck !== 'Cast' && ck !== 'SafeCast') throw notAllowed(`${ck} casts`);
+      // `x::type` is Postgres syntax that self-hosted Studio sends; it means CAST.
+      if (ck !== 'Cast' && ck !== 'SafeCast' && ck !== 'DoubleColon') throw notAllowed(`${ck} casts`);
       return { kind: 'cast', expr: convertExpr(c.expr), to: castType(c.data_type), safe: ck === 'SafeCast' };
     }
     case 'Case': {
       const c = obj(p);
-      const node: Expr = {
+      return {
         kind: 'case',
-        whens: arr(c.conditions).map((w) => ({ when: convertExpr(obj(w).condition), result: convertExpr(obj(w).result) })),
+        whens: frozen(arr(c.conditions).map((w) => frozen({ when: convertExpr(obj(w).condition), result: convertExpr(obj(w).result) }))),
+        ...(present(c.operand) ? { operand: convertExpr(c.operand) } : {}),
+        ...(present(c.else_result) ? { else: convertExpr(c.else_result) } : {}),
       };
-      if (present(c.operand)) node.operand = convertExpr(c.operand);
-      if (present(c.else_result)) node.else = convertExpr(c.else_result);
-      return node;
     }
     case 'IsNull':
       return { kind: 'isNull', expr: convertExpr(p), negated: false };
@@ -565,6 +570,8 @@ function convertExpr(v: unknown): Expr {
       const a = obj(p);
       return { kind: 'array', elements: arr(a.elem).map(convertExpr) };
     }
+    case 'Struct':
+      return convertStruct(obj(p));
     case 'CompoundFieldAccess': {
       const c = obj(p);
       let expr = convertExpr(c.root);
@@ -633,7 +640,6 @@ function describeExprKind(k: string): string {
     ILike: 'ILIKE (use LOWER(x) LIKE ... or REGEXP_CONTAINS)',
     SimilarTo: 'SIMILAR TO',
     RLike: 'RLIKE',
-    Struct: 'STRUCT values',
     Tuple: 'tuples',
     AtTimeZone: 'AT TIME ZONE',
     Collate: 'COLLATE',
@@ -648,6 +654,33 @@ function describeExprKind(k: string): string {
     Map: 'map literals',
   };
   return names[k] ?? `the ${statementName(k)} expression`;
+}
+
+/** `STRUCT(x AS a, y)` or `STRUCT<a INT64, b STRING>(x, y)`. */
+function convertStruct(s: J): Expr {
+  const types = arr(s.fields).map((f) => {
+    const field = obj(f);
+    return { name: present(field.field_name) ? ident(field.field_name) : undefined, type: castType(field.field_type) };
+  });
+  const values = arr(s.values);
+  if (types.length > 0 && types.length !== values.length) {
+    throw new QuarryError('INVALID_QUERY', `STRUCT declares ${types.length} field(s) but has ${values.length} value(s)`);
+  }
+  if (values.length === 0) throw new QuarryError('INVALID_QUERY', 'STRUCT needs at least one field');
+  const fields = values.map((v, i) => {
+    const [k, payload] = variant(v);
+    let value: Expr;
+    let name: string | undefined;
+    if (k === 'Named') {
+      const named = obj(payload);
+      value = convertExpr(named.expr);
+      name = ident(named.name);
+    } else value = convertExpr(v);
+    const declared = types[i];
+    name = declared?.name ?? name;
+    return frozen({ value, ...(name !== undefined ? { name } : {}), ...(declared ? { type: declared.type } : {}) });
+  });
+  return { kind: 'struct', fields: frozen(fields) };
 }
 
 function addField(expr: Expr, name: string): Expr {
@@ -700,14 +733,23 @@ function castType(v: unknown): CastType {
   const map: Record<string, CastType> = {
     String: 'string',
     Varchar: 'string',
+    CharacterVarying: 'string',
     Text: 'string',
     Int64: 'int64',
     Int: 'int64',
     Integer: 'int64',
     BigInt: 'int64',
+    SmallInt: 'int64',
+    Int2: 'int64',
+    Int4: 'int64',
+    Int8: 'int64',
     Float64: 'float64',
     Double: 'float64',
+    DoublePrecision: 'float64',
     Float: 'float64',
+    Float4: 'float64',
+    Float8: 'float64',
+    Real: 'float64',
     Numeric: 'numeric',
     Decimal: 'numeric',
     BigNumeric: 'numeric',
@@ -729,7 +771,9 @@ function convertFunction(f: J): Expr {
   refuse(f, 'filter', 'FILTER (WHERE ...)');
   refuse(f, 'within_group', 'WITHIN GROUP');
   if (present(f.parameters)) throw notAllowed('parametric functions');
-  const call: FuncCall = { kind: 'func', name, args: [] };
+  // Built up here, frozen when returned.
+  const args: Expr[] = [];
+  const call: Draft<FuncCall> = { kind: 'func', name, args };
   if (f.null_treatment !== undefined && f.null_treatment !== null) {
     const [nt] = variant(f.null_treatment);
     if (nt === 'IgnoreNulls') call.ignoreNulls = true;
@@ -742,13 +786,13 @@ function convertFunction(f: J): Expr {
       const [dt] = variant(list.duplicate_treatment);
       if (dt === 'Distinct') call.distinct = true;
     }
-    const args = arr(list.args);
-    args.forEach((a, i) => {
+    const given = arr(list.args);
+    given.forEach((a, i) => {
       const [kind, payload] = variant(a);
       if (kind !== 'Unnamed') throw notAllowed(`named arguments in ${name}()`);
       const [ek, ep] = variant(payload);
       if (ek === 'Wildcard') {
-        if (name !== 'count' || args.length !== 1) throw new QuarryError('QUERY_NOT_ALLOWED', `Wildcards are only allowed in count(*) (found in ${name})`);
+        if (name !== 'count' || given.length !== 1) throw new QuarryError('QUERY_NOT_ALLOWED', `Wildcards are only allowed in count(*) (found in ${name})`);
         call.star = true;
         return;
       }
@@ -756,15 +800,15 @@ function convertFunction(f: J): Expr {
       if (datePartArgs[name] === i) {
         const part = datePartArg(ep);
         if (part) {
-          call.args.push({ kind: 'datepart', part });
+          args.push(frozen({ kind: 'datepart', part }));
           return;
         }
       }
-      call.args.push(convertExpr(ep));
+      args.push(convertExpr(ep));
     });
     for (const clause of arr(list.clauses)) {
       const [ck, cp] = variant(clause);
-      if (ck === 'OrderBy') call.orderBy = arr(cp).map(orderItem);
+      if (ck === 'OrderBy') call.orderBy = frozen(arr(cp).map(orderItem));
       else if (ck === 'Limit') call.limit = rowCount(convertExpr(cp), 'LIMIT');
       else if (ck === 'IgnoreOrRespectNulls') call.ignoreNulls = variant(cp)[0] === 'IgnoreNulls';
       else throw notAllowed(`${ck} inside ${name}()`);
@@ -775,7 +819,7 @@ function convertFunction(f: J): Expr {
     if (ok !== 'WindowSpec') throw notAllowed('named windows');
     call.over = windowSpec(obj(op));
   }
-  return call;
+  return frozen(call);
 }
 
 function datePartArg(v: unknown): DatePart | undefined {
@@ -788,15 +832,14 @@ function datePartArg(v: unknown): DatePart | undefined {
 
 function windowSpec(w: J): WindowSpec {
   if (present(w.window_name)) throw notAllowed('named windows');
-  const spec: WindowSpec = { partitionBy: arr(w.partition_by).map(convertExpr), orderBy: arr(w.order_by).map(orderItem) };
-  if (present(w.window_frame)) {
-    const f = obj(w.window_frame);
-    const units = String(f.units);
-    if (units !== 'Rows' && units !== 'Range') throw notAllowed(`${units} frames`);
-    const start = frameBound(f.start_bound);
-    spec.frame = present(f.end_bound) ? `${units.toUpperCase()} BETWEEN ${start} AND ${frameBound(f.end_bound)}` : `${units.toUpperCase()} ${start}`;
-  }
-  return spec;
+  const spec: WindowSpec = { partitionBy: frozen(arr(w.partition_by).map(convertExpr)), orderBy: frozen(arr(w.order_by).map(orderItem)) };
+  if (!present(w.window_frame)) return frozen(spec);
+  const f = obj(w.window_frame);
+  const units = String(f.units);
+  if (units !== 'Rows' && units !== 'Range') throw notAllowed(`${units} frames`);
+  const start = frameBound(f.start_bound);
+  const frame = present(f.end_bound) ? `${units.toUpperCase()} BETWEEN ${start} AND ${frameBound(f.end_bound)}` : `${units.toUpperCase()} ${start}`;
+  return frozen({ ...spec, frame });
 }
 
 function frameBound(v: unknown): string {

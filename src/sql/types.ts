@@ -1,53 +1,108 @@
 /**
  * Value types as the SQL layer reasons about them (engine-neutral). They come from the schema
- * catalogue for source columns and are propagated through CTEs and derived tables, so that
- * `unnest(metadata)` of a CTE over a source still knows `metadata` is a record.
+ * catalogue for source columns, from the function registry for calls, and are propagated through
+ * CTEs and derived tables by the semantic pass (resolve.ts), so that `unnest(metadata)` of a CTE
+ * over a source still knows `metadata` is a record.
  */
 import type { FieldType } from '../storage/schema.ts';
 
 export type ScalarName = 'string' | 'int' | 'float' | 'numeric' | 'bool' | 'timestamp' | 'datetime' | 'date' | 'interval' | 'bytes';
 
 export type VType =
-  | { k: 'scalar'; t: ScalarName }
-  /** An event object: one per row, reached by field access or UNNEST. */
-  | { k: 'record'; fields: Record<string, VType> }
-  | { k: 'list'; element: VType }
+  | { readonly k: 'scalar'; readonly t: ScalarName }
+  /**
+   * An event object (one per row, reached by field access or UNNEST; results show it as a
+   * one-element array, BigQuery's REPEATED RECORD), or with `value` a STRUCT the query built
+   * (results show it as an object).
+   */
+  | { readonly k: 'record'; readonly fields: Readonly<Record<string, VType>>; readonly value?: boolean }
+  | { readonly k: 'list'; readonly element: VType }
   /** A column or field no event has carried yet: reads as NULL. */
-  | { k: 'missing' }
-  | { k: 'unknown' };
+  | { readonly k: 'missing' }
+  | { readonly k: 'unknown' };
 
-export const unknownType: VType = { k: 'unknown' };
-export const missingType: VType = { k: 'missing' };
+export const unknownType: VType = Object.freeze({ k: 'unknown' });
+export const missingType: VType = Object.freeze({ k: 'missing' });
+
+const scalars = new Map<ScalarName, VType>();
 
 export function scalar(t: ScalarName): VType {
-  return { k: 'scalar', t };
+  let v = scalars.get(t);
+  if (!v) {
+    v = Object.freeze({ k: 'scalar', t });
+    scalars.set(t, v);
+  }
+  return v;
 }
 
+export function listOf(element: VType): VType {
+  return Object.freeze({ k: 'list', element });
+}
+
+export function recordOf(fields: Record<string, VType>, value = false): VType {
+  return Object.freeze({ k: 'record', fields: Object.freeze({ ...fields }), ...(value ? { value } : {}) });
+}
+
+const fromField = new WeakMap<FieldType, VType>();
+
+/** The catalogue's type as a VType (the same object for the same catalogue entry). */
 export function fromFieldType(f: FieldType): VType {
+  const known = fromField.get(f);
+  if (known) return known;
+  let t: VType;
   switch (f.kind) {
     case 'scalar':
-      return scalar(f.type === 'timestamp' ? 'timestamp' : f.type);
+      t = scalar(f.type);
+      break;
     case 'record': {
       const fields: Record<string, VType> = {};
-      for (const [name, t] of Object.entries(f.fields)) fields[name] = fromFieldType(t);
-      return { k: 'record', fields };
+      for (const [name, ft] of Object.entries(f.fields)) fields[name] = fromFieldType(ft);
+      t = recordOf(fields);
+      break;
     }
     case 'list':
-      return { k: 'list', element: fromFieldType(f.element) };
+      t = listOf(fromFieldType(f.element));
+      break;
+    default:
+      return assertNever(f);
   }
+  fromField.set(f, t);
+  return t;
 }
 
 export function isScalar(t: VType, name: ScalarName): boolean {
   return t.k === 'scalar' && t.t === name;
 }
 
+/** BigQuery's name of a type, for messages. */
+export function typeName(t: VType): string {
+  switch (t.k) {
+    case 'scalar':
+      return t.t === 'int' ? 'INT64' : t.t === 'float' ? 'FLOAT64' : t.t.toUpperCase();
+    case 'record':
+      return 'STRUCT';
+    case 'list':
+      return `ARRAY<${typeName(t.element)}>`;
+    case 'missing':
+    case 'unknown':
+      return 'unknown';
+    default:
+      return assertNever(t);
+  }
+}
+
 /** Finds a key exactly, else case-insensitively (BigQuery names are case-insensitive). */
-export function findName<T>(entries: Iterable<[string, T]>, name: string): [string, T] | undefined {
-  let loose: [string, T] | undefined;
+export function findName<T>(entries: Iterable<readonly [string, T]>, name: string): readonly [string, T] | undefined {
+  let loose: readonly [string, T] | undefined;
   const lower = name.toLowerCase();
   for (const entry of entries) {
     if (entry[0] === name) return entry;
     if (!loose && entry[0].toLowerCase() === lower) loose = entry;
   }
   return loose;
+}
+
+/** The end of every exhaustive switch: adding a variant fails to compile where it is not handled. */
+export function assertNever(x: never): never {
+  throw new Error(`unhandled variant ${JSON.stringify(x)}`);
 }

@@ -1,5 +1,5 @@
 /**
- * Validation rules every query passes before any engine sees it (CONTRACT §4): allow-listed
+ * Validation rules every query passes before any engine sees it (docs/API.md §4): allow-listed
  * functions with the right number of arguments, and only the tables the query may read. Single
  * statement, SELECT only and no wildcards are already guaranteed by the parser's converter.
  */
@@ -7,7 +7,7 @@ import { QuarryError } from '../errors.ts';
 import type { Catalog } from '../storage/schema.ts';
 import { type Analysis, analyse } from './analyse.ts';
 import type { Query } from './ast.ts';
-import { functionSpec } from './functions.ts';
+import { functionDef } from './functions.ts';
 import { walkQuery } from './walk.ts';
 
 export interface ValidateOptions {
@@ -76,7 +76,7 @@ function checkFunctions(query: Query): void {
   walkQuery(query, {
     expr(e) {
       if (e.kind !== 'func') return;
-      const spec = functionSpec(e.name);
+      const spec = functionDef(e.name);
       if (!spec) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${e.name}`);
       const n = e.args.length + (e.star ? 1 : 0);
       if (n < spec.min || n > spec.max) {

@@ -4,6 +4,7 @@
  * every expression, keeping track of which CTE names are visible at each table reference.
  */
 import type { Expr, From, Query, SetExpr, TableFactor } from './ast.ts';
+import { assertNever } from './types.ts';
 
 export interface Visitor {
   query?(q: Query): void;
@@ -39,6 +40,9 @@ function walkSetExpr(body: SetExpr, visitor: Visitor, scope: ReadonlySet<string>
       if (body.from) walkFrom(body.from, visitor, scope);
       for (const c of body.columns) walkExpr(c.expr, visitor, scope);
       for (const e of [body.where, ...body.groupBy, body.having, body.qualify]) if (e) walkExpr(e, visitor, scope);
+      return;
+    default:
+      assertNever(body);
   }
 }
 
@@ -51,9 +55,19 @@ function walkFrom(from: From, visitor: Visitor, scope: ReadonlySet<string>): voi
 }
 
 function walkFactor(f: TableFactor, visitor: Visitor, scope: ReadonlySet<string>): void {
-  if (f.kind === 'table') visitor.table?.(f, scope.has(f.name.toLowerCase()));
-  else if (f.kind === 'derived') walkQuery(f.query, visitor, scope);
-  else walkExpr(f.expr, visitor, scope);
+  switch (f.kind) {
+    case 'table':
+      visitor.table?.(f, scope.has(f.name.toLowerCase()));
+      return;
+    case 'derived':
+      walkQuery(f.query, visitor, scope);
+      return;
+    case 'unnest':
+      walkExpr(f.expr, visitor, scope);
+      return;
+    default:
+      assertNever(f);
+  }
 }
 
 export function walkExpr(e: Expr, visitor: Visitor, scope: ReadonlySet<string> = new Set()): void {
@@ -64,7 +78,7 @@ export function walkExpr(e: Expr, visitor: Visitor, scope: ReadonlySet<string> =
 }
 
 /** Direct sub-expressions and subqueries of an expression. */
-function children(e: Expr): [Expr[], Query[]] {
+function children(e: Expr): [readonly Expr[], readonly Query[]] {
   switch (e.kind) {
     case 'column':
     case 'param':
@@ -110,7 +124,11 @@ function children(e: Expr): [Expr[], Query[]] {
       return [[], [e.query]];
     case 'array':
       return [e.elements, []];
+    case 'struct':
+      return [e.fields.map((f) => f.value), []];
     case 'index':
       return [[e.expr, e.index], []];
+    default:
+      return assertNever(e);
   }
 }

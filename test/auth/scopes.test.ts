@@ -6,7 +6,7 @@ import { allows, isValidScope } from '../../src/auth/scopes.ts';
 const E = '11111111-2222-3333-4444-555555555555';
 const S = '66666666-7777-8888-9999-000000000000';
 
-test('scope matrix (CONTRACT §2)', () => {
+test('scope matrix (docs/API.md §2)', () => {
   const manage = { kind: 'manage' } as const;
   const query = { kind: 'query', endpointId: E } as const;
   const ingest = { kind: 'ingest', sourceId: S } as const;

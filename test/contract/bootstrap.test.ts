@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1: health, bootstrap tokens (incl. LOGFLARE_API_KEY), first start seeding, restarts,
+ * docs/API.md §1: health, bootstrap tokens (incl. LOGFLARE_API_KEY), first start seeding, restarts,
  * the generated private token, graceful shutdown.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3: ingest routes and body forms, source vs source_name, event normalisation
+ * docs/API.md §3: ingest routes and body forms, source vs source_name, event normalisation
  * (id, timestamp by digit count and ISO with offset, message → event_message), keys at any
  * depth, schema growth and type conflicts, all-or-nothing, every status, sources management.
  * Everything is observed through the query API (a sandboxable endpoint over a fresh source).

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §5 (endpoint management: fields, defaults, bounds, 201, 422 per field, invalidation)
+ * docs/API.md §5 (endpoint management: fields, defaults, bounds, 201, 422 per field, invalidation)
  * and §6 (caching: HIT/MISS, Age, keys, single flight, errors never cached).
  */
 import assert from 'node:assert/strict';

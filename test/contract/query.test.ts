@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4: running an endpoint. Addressing, parameters, sql/lql and the sandbox, max_limit,
+ * docs/API.md §4: running an endpoint. Addressing, parameters, sql/lql and the sandbox, max_limit,
  * redaction, enable_auth, missing nested paths, the success envelope and value encoding, and the
  * whole error table.
  */

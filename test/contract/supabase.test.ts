@@ -1,6 +1,6 @@
 /**
- * The seeded endpoints as the seed spec describes them (§4.1 logs.all, §4.2 usage.api-counts),
- * with the project field per CTE from CONTRACT §3.
+ * The seeded endpoints as docs/API.md §1 describes them (logs.all, usage.api-counts),
+ * with the project field per CTE from docs/API.md §3.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import { mustIngest, result, run } from './support.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** source, CTE, where the project lives (per CONTRACT §3). */
+/** source, CTE, where the project lives (per docs/API.md §3). */
 const TABLE: [string, string, 'top' | 'metadata.project_ref' | 'metadata.project'][] = [
   ['cloudflare.logs.prod', 'edge_logs', 'top'],
   ['postgres.logs', 'postgres_logs', 'top'],

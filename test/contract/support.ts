@@ -1,6 +1,6 @@
 /**
- * Helpers for the contract acceptance tests (CONTRACT.md is the source of truth for every
- * assertion here; the seed spec fills in what the contract leaves to it).
+ * Helpers for the contract acceptance tests (docs/API.md is the source of truth for every
+ * assertion here).
  */
 import assert from 'node:assert/strict';
 import type { TestServer } from '../support/server.ts';

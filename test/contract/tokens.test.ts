@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2: transports and their order, every scope against management / ingest / query,
+ * docs/API.md §2: transports and their order, every scope against management / ingest / query,
  * token management (value shown once, only a hash stored).
  */
 import assert from 'node:assert/strict';

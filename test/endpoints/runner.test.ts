@@ -15,7 +15,8 @@ import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
 import { isQuarryError } from '../../src/errors.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';
-import { serial } from '../../src/metadata/connection.ts';
+import { openEmbeddedMetadata } from '../../src/engines/duckdb/metadata/records.ts';
+import { type MetadataStore, openMetadataStore } from '../../src/metadata/store.ts';
 import type { SourceRef } from '../../src/storage/sources.ts';
 
 const SOURCE: SourceRef = { id: randomUUID(), name: 'runner.events' };
@@ -26,6 +27,7 @@ select id, event_message from items order by timestamp desc`;
 
 describe('EndpointRunner with the real query side', () => {
   let db: DuckDb;
+  let metadata: MetadataStore;
   let ingest: IngestService;
   let engine: DuckDbQueryRunner;
   let closeStorage: () => Promise<void>;
@@ -35,7 +37,7 @@ describe('EndpointRunner with the real query side', () => {
   const add = (events: Record<string, unknown>[]) => ingest.ingest(SOURCE, events);
   const run = async (e: Endpoint, request: RunRequest) => {
     const out = await endpoints.runner.run(e, request);
-    return { ...out, rows: (JSON.parse(out.json) as { result: Record<string, unknown>[] }).result };
+    return { ...out, rows: (JSON.parse(out.body.json) as { result: Record<string, unknown>[] }).result };
   };
 
   before(async () => {
@@ -45,8 +47,9 @@ describe('EndpointRunner with the real query side', () => {
     await opened.sources.ensure(SOURCE);
     ingest = new IngestService({ sources: opened.sources, storage: opened.storage });
     engine = new DuckDbQueryRunner({ connect: () => db.connect() });
+    metadata = await openMetadataStore(await openEmbeddedMetadata({ path: ':memory:' }));
     endpoints = await openEndpoints({
-      db: serial(await db.connect()),
+      repository: metadata.endpoints,
       backend: createSqlBackend({ catalog: opened.sources.catalog, engine }),
       queryTimeoutMs: 30_000,
       clock,
@@ -63,6 +66,7 @@ describe('EndpointRunner with the real query side', () => {
     engine.close();
     await closeStorage();
     db.close();
+    await metadata.close();
   });
 
   it('resolves by name, by id in any UUID spelling, and not at all for unknown ones', async () => {

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openEndpointRepository } from '../../src/endpoints/repository.ts';
 import { seedSupabaseEndpoints } from '../../src/endpoints/seed.ts';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
-import { serial } from '../../src/metadata/connection.ts';
+import { openEmbeddedMetadata } from '../../src/engines/duckdb/metadata/records.ts';
+import { openMetadataStore } from '../../src/metadata/store.ts';
 
 describe('seedSupabaseEndpoints', () => {
   it('creates logs.all and usage.api-counts once, with the seed configuration, and never overwrites them', async () => {
-    const db = await openDuckDb({ path: ':memory:' });
+    const store = await openMetadataStore(await openEmbeddedMetadata({ path: ':memory:' }));
     try {
-      const repo = await openEndpointRepository(serial(await db.connect()));
+      const repo = store.endpoints;
       assert.deepEqual(await seedSupabaseEndpoints(repo), ['logs.all', 'usage.api-counts']);
       const logs = repo.byName('logs.all')!;
       const usage = repo.byName('usage.api-counts')!;
@@ -31,7 +30,7 @@ describe('seedSupabaseEndpoints', () => {
       await repo.delete(usage.id);
       assert.deepEqual(await seedSupabaseEndpoints(repo), ['usage.api-counts']);
     } finally {
-      db.close();
+      await store.close();
     }
   });
 });

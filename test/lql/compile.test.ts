@@ -4,7 +4,7 @@ import { isQuarryError } from '../../src/errors.ts';
 import { type CompileContext, compileLql } from '../../src/lql/compile.ts';
 import type { Expr, Query, Select } from '../../src/sql/ast.ts';
 import { validateQuery } from '../../src/sql/validate.ts';
-import type { FieldType } from '../../src/storage/schema.ts';
+import type { VType } from '../../src/sql/types.ts';
 
 const now = new Date('2026-11-21T10:37:42.123Z');
 const ctes = ['edge_logs', 'postgres_logs'];
@@ -115,8 +115,8 @@ describe('filters bind their values as parameters', () => {
   });
 
   test('a known field type decides the cast: a number against a string field stays a string', () => {
-    const fieldType = (_cte: string, path: readonly string[]): FieldType | undefined =>
-      path.join('.') === 'metadata.user_id' ? { kind: 'scalar', type: 'string' } : { kind: 'scalar', type: 'float' };
+    const fieldType = (_cte: string, path: readonly string[]): VType | undefined =>
+      path.join('.') === 'metadata.user_id' ? { k: 'scalar', t: 'string' } : { k: 'scalar', t: 'float' };
     const where = (lql: string) => body(compile(`f:edge_logs ${lql}`, { fieldType }).ast).where;
     assert.deepEqual(where('m.user_id:123'), { kind: 'binary', op: '=', left: c('metadata', 'user_id'), right: p('__lql_0') });
     assert.deepEqual(where('m.latency:"5"'), { kind: 'binary', op: '=', left: c('metadata', 'latency'), right: cast(p('__lql_0'), 'float64') });

@@ -1,5 +1,5 @@
 /**
- * Sandbox escape attempts against the real server, over HTTP (CONTRACT §4, docs/SQL.md,
+ * Sandbox escape attempts against the real server, over HTTP (docs/API.md §4, docs/SQL.md,
  * docs/ARCHITECTURE.md "The sandbox is a security boundary").
  *
  * A caller of the sandboxable `logs.all` runs as project `attacker`. Every one of the nine Supabase
@@ -337,7 +337,7 @@ for (const engine of engines) {
     // without `sql`), and X-Query-Warnings answers "has any project ever sent this path?". Keys are
     // often data (header names, user ids, e-mails as keys). Records now leave out the members a row
     // never carried. Whether *some* event of the source carried a path stays observable through
-    // X-Query-Warnings: CONTRACT §4 defines the header that way (accepted, documented in SQL.md).
+    // X-Query-Warnings: docs/API.md §4 defines the header that way (accepted, documented in SQL.md).
     test('key names only another project ever sent do not appear in the caller rows', async () => {
       await ingest(s, 'pgbouncer.logs.prod', [{ project: 'victim', event_message: 'v', metadata: { victimonlykey: 'x' } }]);
       const a = await attack('select metadata from pgbouncer_logs');

@@ -1,5 +1,5 @@
 /**
- * The two saved Supabase endpoints created on first start (CONTRACT §1, seed §2.1): their SQL
+ * The two saved Supabase endpoints created on first start (docs/API.md §1): their SQL
  * lives next to this file, written as BigQuery SQL like any user's saved query.
  */
 import { readFileSync } from 'node:fs';

@@ -143,7 +143,7 @@ function hasFields(rel: Relation): boolean {
   return rel.columns.length > 3;
 }
 
-function missingSourceColumn(rel: Relation, path: string[], ctx: ResolveContext, name: string): Typed {
+function missingSourceColumn(rel: Relation, path: readonly string[], ctx: ResolveContext, name: string): Typed {
   if (ctx.strictSourceColumns && hasFields(rel)) throw new QuarryError('INVALID_QUERY', `Unrecognized name: ${name}`);
   ctx.warn(path.join('.'));
   return { sql: 'NULL', type: missingType };
@@ -158,7 +158,7 @@ export function columnValue(rel: Relation, col: Column): Typed {
 }
 
 /** Walks record fields of a value; a field the catalogue never saw reads as NULL. */
-export function walkFields(base: Typed, rest: string[], fullPath: string[], ctx: ResolveContext): Typed {
+export function walkFields(base: Typed, rest: readonly string[], fullPath: readonly string[], ctx: ResolveContext): Typed {
   let cur = base;
   for (let i = 0; i < rest.length; i++) {
     const name = rest[i]!;
@@ -191,7 +191,7 @@ export function walkFields(base: Typed, rest: string[], fullPath: string[], ctx:
   return cur;
 }
 
-export function resolveColumn(path: string[], scope: Scope, ctx: ResolveContext, allowSelectAliases: boolean): Typed {
+export function resolveColumn(path: readonly string[], scope: Scope, ctx: ResolveContext, allowSelectAliases: boolean): Typed {
   const head = path[0]!.toLowerCase();
   const rest = path.slice(1);
   if (allowSelectAliases && path.length === 1 && scope.selectAliases?.has(head)) {

@@ -18,7 +18,7 @@ import { isAggregate } from '../../sql/functions.ts';
 import { fromFieldType, scalar, unknownType, type VType } from '../../sql/types.ts';
 import type { Catalog } from '../../storage/schema.ts';
 import { functionTransforms, intervalOf, stringToTimestamp } from './generator-functions.ts';
-import { optimiseForDuckDb } from '../duckdb/generator-optimise.ts';
+import { optimise as optimiseForDuckDb } from '../../sql/optimise.ts';
 import { quoteString } from './client.ts';
 import {
   asArray,
@@ -214,7 +214,7 @@ class Generator {
   private from(from: From, env: CteEnv, scope: Scope): { sql: string; filters: string[] } {
     let sql = '';
     const filters: string[] = [];
-    const add = (factor: TableFactor, type: string, on: Expr | undefined, using: string[] | undefined) => {
+    const add = (factor: TableFactor, type: string, on: Expr | undefined, using: readonly string[] | undefined) => {
       if (factor.kind === 'unnest') {
         sql = this.unnest(factor, type, on, sql, scope, filters);
         return;

@@ -1,5 +1,5 @@
 /**
- * DuckDB values → the JSON Supabase Studio reads (CONTRACT §4): TIMESTAMP as integer unix
+ * DuckDB values → the JSON Supabase Studio reads (docs/API.md §4): TIMESTAMP as integer unix
  * microseconds, DATETIME as `2026-11-21T10:00:00`, DATE as `2026-11-21`, a record (STRUCT) as a
  * one-element array holding the object at every level, lists as arrays, 64-bit integers as numbers.
  *
@@ -113,6 +113,8 @@ function columnEncoder(type: DuckDBType, vtype: VType | undefined): Encoder {
   if (vtype?.k === 'scalar' && vtype.t === 'datetime' && type.typeId === DuckDBTypeId.TIMESTAMP) {
     return (v, i) => encodeValue(v.getItem(i), vtype);
   }
+  // A STRUCT the query built is an object; an event's record a one-element array.
+  if (vtype?.k === 'record' && vtype.value === true) return encoderFor(type, true);
   return encoderFor(type, false);
 }
 

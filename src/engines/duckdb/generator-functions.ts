@@ -1,37 +1,28 @@
 /**
- * How DuckDB spells each allow-listed BigQuery function (the generator's TRANSFORMS table).
+ * How DuckDB spells each function of the registry (src/sql/functions.ts): the DuckDB printer's
+ * translation table. It is a `Record<FunctionName, …>`, so a registry function without an entry
+ * here does not compile. Each entry lists the DuckDB functions and operators it emits; the
+ * lock-down (lockdown.ts) allows exactly those in generated statements.
+ *
  * Every entry keeps BigQuery's semantics: 0-based offsets, regexp "contains", NULL on no match,
- * timestamps in UTC, DATETIME kept apart from TIMESTAMP so results encode differently.
+ * timestamps in UTC, DATETIME kept apart from TIMESTAMP so results encode differently. Types and
+ * argument coercions were settled by the semantic pass; entries only print.
  */
 import { QuarryError } from '../../errors.ts';
-import type { DatePart, Expr, FuncCall } from '../../sql/ast.ts';
-import { scalar, unknownType, type VType } from '../../sql/types.ts';
-import type { Typed } from './generator-scope.ts';
-
-export interface FunctionContext {
-  /** Generates an argument expression. */
-  arg(e: Expr): Typed;
-  /** Generates the call's aggregate/window suffix: ` FILTER ...`, ` OVER (...)`. */
-  over(call: FuncCall): string;
-  /** Generates `ORDER BY ...` inside an aggregate, or ''. */
-  innerOrder(call: FuncCall): string;
-}
-
-type Transform = (call: FuncCall, ctx: FunctionContext) => Typed;
+import type { DatePart } from '../../sql/ast.ts';
+import type { FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
+import type { RFunc } from '../../sql/resolved.ts';
+import { isScalar } from '../../sql/types.ts';
 
 /** The longest list generate_timestamp_array may build. */
 export const MAX_GENERATED_ELEMENTS = 100_000;
 export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
+const TOO_MANY_ARRAY = `the array would have more than ${MAX_GENERATED_ELEMENTS} elements`;
 
-const T = {
-  string: scalar('string'),
-  int: scalar('int'),
-  float: scalar('float'),
-  bool: scalar('bool'),
-  timestamp: scalar('timestamp'),
-  datetime: scalar('datetime'),
-  date: scalar('date'),
-};
+function safeArithmetic(call: RFunc, op: '+' | '-' | '*', a: Printed, b: Printed): string {
+  if (!isScalar(call.type, 'int')) return `(${a.sql} ${op} ${b.sql})`;
+  return `TRY_CAST(CAST(${a.sql} AS HUGEINT) ${op} CAST(${b.sql} AS HUGEINT) AS BIGINT)`;
+}
 
 /** DuckDB date_trunc / date_diff part names. */
 export function duckPart(part: DatePart): string {
@@ -45,90 +36,28 @@ export function duckPart(part: DatePart): string {
   }
 }
 
-/** A DuckDB INTERVAL of `n` (SQL) units. */
-export function intervalOf(n: string, unit: DatePart): string {
-  switch (unit) {
-    case 'microsecond':
-      return `to_microseconds(CAST(${n} AS BIGINT))`;
-    case 'millisecond':
-      return `to_milliseconds(CAST(${n} AS BIGINT))`;
-    case 'second':
-      return `to_seconds(CAST(${n} AS BIGINT))`;
-    case 'minute':
-      return `to_minutes(CAST(${n} AS BIGINT))`;
-    case 'hour':
-      return `to_hours(CAST(${n} AS BIGINT))`;
-    case 'day':
-      return `to_days(CAST(${n} AS INTEGER))`;
-    case 'week':
-      return `to_weeks(CAST(${n} AS INTEGER))`;
-    case 'month':
-      return `to_months(CAST(${n} AS INTEGER))`;
-    case 'quarter':
-      return `to_months(CAST(${n} AS INTEGER) * 3)`;
-    case 'year':
-      return `to_years(CAST(${n} AS INTEGER))`;
-    default:
-      throw new QuarryError('INVALID_QUERY', `INTERVAL does not support ${part(unit)}`);
-  }
-}
-
-function part(p: DatePart): string {
-  return p.toUpperCase();
-}
-
 /** String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. */
 export function stringToTimestamp(sql: string, safe = false): string {
   const c = safe ? 'TRY_CAST' : 'CAST';
   return `${c}(${c}(${sql} AS TIMESTAMPTZ) AS TIMESTAMP)`;
 }
 
-/** Makes a TIMESTAMP from an argument that may be a string. */
-function asTimestamp(t: Typed): string {
-  if (t.type.k === 'scalar' && (t.type.t === 'string' || t.type.t === 'date')) return stringToTimestamp(t.sql);
-  return t.sql;
+/** A TIMESTAMP from an argument that may be a string or a date (where the registry does not coerce). */
+function asTimestamp(t: Printed): string {
+  return isScalar(t.type, 'string') || isScalar(t.type, 'date') ? stringToTimestamp(t.sql) : t.sql;
 }
 
-function datePartArg(call: FuncCall, i: number): DatePart {
+function part(call: RFunc, i: number): DatePart {
   const a = call.args[i];
-  if (a?.kind !== 'datepart') {
-    throw new QuarryError('INVALID_QUERY', `${call.name.toUpperCase()} expects a date part (e.g. MINUTE, HOUR, DAY) as argument ${i + 1}`);
-  }
-  return a.part;
-}
-
-function intervalArg(call: FuncCall, i: number, ctx: FunctionContext): string {
-  const a = call.args[i];
-  if (a?.kind !== 'interval') throw new QuarryError('INVALID_QUERY', `${call.name.toUpperCase()} expects an INTERVAL as argument ${i + 1}`);
-  return ctx.arg(a).sql;
+  // The semantic pass checked it (the registry's `datepart` argument kind).
+  return a?.kind === 'datepart' ? a.part : 'day';
 }
 
 function truncate(sql: string, p: DatePart): string {
   // BigQuery weeks start on Sunday; DuckDB's on Monday.
   if (p === 'week') return `(date_trunc('week', ${sql} + INTERVAL 1 DAY) - INTERVAL 1 DAY)`;
-  if (p === 'dayofweek' || p === 'dayofyear') throw new QuarryError('INVALID_QUERY', `Cannot truncate to ${part(p)}`);
   return `date_trunc('${duckPart(p)}', ${sql})`;
 }
-
-function simple(name: string, type: VType | ((args: Typed[]) => VType)): Transform {
-  return (call, ctx) => {
-    const args = call.args.map(ctx.arg);
-    return { sql: `${name}(${args.map((a) => a.sql).join(', ')})`, type: typeof type === 'function' ? type(args) : type };
-  };
-}
-
-function aggregate(name: string, type: VType | ((args: Typed[]) => VType)): Transform {
-  return (call, ctx) => {
-    const args = call.args.map(ctx.arg);
-    const distinct = call.distinct ? 'DISTINCT ' : '';
-    return {
-      sql: `${name}(${distinct}${args.map((a) => a.sql).join(', ')}${ctx.innerOrder(call)})${ctx.over(call)}`,
-      type: typeof type === 'function' ? type(args) : type,
-    };
-  };
-}
-
-const firstType = (args: Typed[]): VType => args[0]?.type ?? unknownType;
 
 function tzConvert(ts: string, tz: string): string {
   // TIMESTAMP (UTC) → wall-clock time in `tz`.
@@ -136,227 +65,275 @@ function tzConvert(ts: string, tz: string): string {
 }
 
 /** Counts capture groups of a literal pattern, to choose what REGEXP_EXTRACT returns. */
-function captureGroups(e: Expr | undefined): number {
-  if (e?.kind !== 'literal' || e.type !== 'string') return 0;
-  const m = e.value.match(/(?<!\\)\((?!\?)/g);
+function captureGroups(call: RFunc): number {
+  const e = call.args[1];
+  if (e?.kind !== 'literal' || e.value.type !== 'string') return 0;
+  const m = e.value.value.match(/(?<!\\)\((?!\?)/g);
   return m ? m.length : 0;
 }
 
-export const functionTransforms: Readonly<Record<string, Transform>> = {
-  regexp_contains: simple('regexp_matches', T.bool),
-  regexp_extract: (call, ctx) => {
-    const [s, re] = call.args.map(ctx.arg);
-    const group = captureGroups(call.args[1]) > 0 ? 1 : 0;
-    return { sql: `CASE WHEN regexp_matches(${s!.sql}, ${re!.sql}) THEN regexp_extract(${s!.sql}, ${re!.sql}, ${group}) END`, type: T.string };
-  },
-  regexp_replace: (call, ctx) => {
-    const [s, re, rep] = call.args.map(ctx.arg);
-    return { sql: `regexp_replace(${s!.sql}, ${re!.sql}, ${rep!.sql}, 'g')`, type: T.string };
-  },
-  starts_with: simple('starts_with', T.bool),
-  ends_with: simple('ends_with', T.bool),
-  lower: simple('lower', T.string),
-  upper: simple('upper', T.string),
-  concat: (call, ctx) => {
-    // BigQuery's CONCAT is NULL when any argument is; `||` behaves the same.
-    const args = call.args.map(ctx.arg);
-    return { sql: `(${args.map((a) => `CAST(${a.sql} AS VARCHAR)`).join(' || ')})`, type: T.string };
-  },
-  length: simple('length', T.int),
-  strpos: simple('strpos', T.int),
-  substr: simple('substring', T.string),
-  substring: simple('substring', T.string),
-  split: (call, ctx) => {
-    const [s, d] = call.args.map(ctx.arg);
-    return { sql: `string_split(${s!.sql}, ${d ? d.sql : "','"})`, type: { k: 'list', element: T.string } };
-  },
-  trim: simple('trim', T.string),
-  ltrim: simple('ltrim', T.string),
-  rtrim: simple('rtrim', T.string),
-  replace: simple('replace', T.string),
-  json_value: simple('json_extract_string', T.string),
-  json_extract_scalar: simple('json_extract_string', T.string),
+const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
+const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
+const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
+const aggregate = (name: string): Translation =>
+  t([name], (call, args, ctx) => `${name}(${call.distinct ? 'DISTINCT ' : ''}${list(args)}${ctx.innerOrder(call)})${ctx.over(call)}`);
+const windowOnly = (name: string): Translation => t([name], (call, _args, ctx) => `${name}()${ctx.over(call)}`);
+const valueWindow = (name: string): Translation =>
+  t([name], (call, [x], ctx) => `${name}(${x!.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`);
+const zone = (args: readonly Printed[], i: number) => args[i]?.sql ?? "'UTC'";
 
-  ifnull: simple('coalesce', firstType),
-  coalesce: simple('coalesce', firstType),
-  nullif: simple('nullif', firstType),
-  if: (call, ctx) => {
-    const [c, a, b] = call.args.map(ctx.arg);
-    return { sql: `CASE WHEN ${c!.sql} THEN ${a!.sql} ELSE ${b!.sql} END`, type: a!.type };
-  },
-  greatest: simple('greatest', firstType),
-  least: simple('least', firstType),
+export const duckDbFunctions: FunctionTable = {
+  regexp_contains: t(['regexp_matches'], (_c, [s, re]) => `regexp_matches(${s!.sql}, ${re!.sql})`),
+  regexp_extract: t(['regexp_matches', 'regexp_extract'], (call, [s, re]) => {
+    const group = captureGroups(call) > 0 ? 1 : 0;
+    return `CASE WHEN regexp_matches(${s!.sql}, ${re!.sql}) THEN regexp_extract(${s!.sql}, ${re!.sql}, ${group}) END`;
+  }),
+  regexp_replace: t(['regexp_replace'], (_c, [s, re, rep]) => `regexp_replace(${s!.sql}, ${re!.sql}, ${rep!.sql}, 'g')`),
+  starts_with: simple('starts_with'),
+  ends_with: simple('ends_with'),
+  lower: simple('lower'),
+  upper: simple('upper'),
+  // BigQuery's CONCAT is NULL when any argument is; `||` behaves the same.
+  concat: t(['||'], (_c, args) => `(${args.map((a) => `CAST(${a.sql} AS VARCHAR)`).join(' || ')})`),
+  length: simple('length'),
+  strpos: simple('strpos'),
+  substr: t(['substring'], (_c, args) => `substring(${list(args)})`),
+  substring: simple('substring'),
+  split: t(['string_split'], (_c, [s, d]) => `string_split(${s!.sql}, ${d ? d.sql : "','"})`),
+  trim: simple('trim'),
+  ltrim: simple('ltrim'),
+  rtrim: simple('rtrim'),
+  replace: simple('replace'),
+  char_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  character_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  byte_length: t(['strlen', 'octet_length'], (_c, [x]) => (isScalar(x!.type, 'bytes') ? `octet_length(${x!.sql})` : `strlen(${x!.sql})`)),
+  octet_length: t(['strlen', 'octet_length'], (_c, [x]) => (isScalar(x!.type, 'bytes') ? `octet_length(${x!.sql})` : `strlen(${x!.sql})`)),
+  // BigQuery gives 0 for the empty string; DuckDB's unicode() gives -1.
+  ascii: t(['unicode'], (_c, [x]) => `CASE WHEN ${x!.sql} = '' THEN 0 ELSE unicode(${x!.sql}) END`),
+  unicode: t(['unicode'], (_c, [x]) => `CASE WHEN ${x!.sql} = '' THEN 0 ELSE unicode(${x!.sql}) END`),
+  chr: t(['chr'], (_c, [x]) => `chr(CAST(${x!.sql} AS INTEGER))`),
+  left: simple('left'),
+  right: simple('right'),
+  lpad: t(['lpad'], (_c, [x, n, pad]) => `lpad(${x!.sql}, CAST(${n!.sql} AS INTEGER), ${pad ? pad.sql : "' '"})`),
+  rpad: t(['rpad'], (_c, [x, n, pad]) => `rpad(${x!.sql}, CAST(${n!.sql} AS INTEGER), ${pad ? pad.sql : "' '"})`),
+  repeat: simple('repeat'),
+  reverse: simple('reverse'),
+  translate: simple('translate'),
+  regexp_extract_all: t(['regexp_extract_all'], (call, [x, re]) => `regexp_extract_all(${x!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0})`),
+  regexp_substr: t(['regexp_matches', 'regexp_extract'], (call, [x, re]) => {
+    const group = captureGroups(call) > 0 ? 1 : 0;
+    return `CASE WHEN regexp_matches(${x!.sql}, ${re!.sql}) THEN regexp_extract(${x!.sql}, ${re!.sql}, ${group}) END`;
+  }),
+  to_base64: simple('to_base64'),
+  from_base64: simple('from_base64'),
+  to_hex: t(['lower', 'hex'], (_c, [x]) => `lower(hex(${x!.sql}))`),
+  from_hex: simple('unhex'),
+  // BigQuery's hashes are BYTES; DuckDB's are hex text.
+  md5: t(['unhex', 'md5'], (_c, [x]) => `unhex(md5(${x!.sql}))`),
+  sha1: t(['unhex', 'sha1'], (_c, [x]) => `unhex(sha1(${x!.sql}))`),
+  sha256: t(['unhex', 'sha256'], (_c, [x]) => `unhex(sha256(${x!.sql}))`),
+  json_value: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
+  json_extract_scalar: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
+  json_query: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  json_extract: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  to_json_string: t(['to_json'], (_c, [x]) => `CAST(to_json(${x!.sql}) AS VARCHAR)`),
 
-  abs: simple('abs', firstType),
-  round: (call, ctx) => {
-    const args = call.args.map(ctx.arg);
-    return { sql: `round(CAST(${args[0]!.sql} AS DOUBLE)${args[1] ? `, ${args[1].sql}` : ''})`, type: T.float };
-  },
-  ceil: simple('ceil', T.float),
-  floor: simple('floor', T.float),
-  mod: (call, ctx) => {
-    const [a, b] = call.args.map(ctx.arg);
-    return { sql: `(${a!.sql} % ${b!.sql})`, type: T.int };
-  },
-  div: (call, ctx) => {
-    const [a, b] = call.args.map(ctx.arg);
-    return { sql: `CAST(trunc(${a!.sql} / ${b!.sql}) AS BIGINT)`, type: T.int };
-  },
-  sqrt: simple('sqrt', T.float),
-  pow: simple('pow', T.float),
-  power: simple('pow', T.float),
-  safe_divide: (call, ctx) => {
-    const [a, b] = call.args.map(ctx.arg);
-    return { sql: `CASE WHEN ${b!.sql} = 0 THEN NULL ELSE ${a!.sql} / ${b!.sql} END`, type: T.float };
-  },
+  ifnull: t(['coalesce'], (_c, args) => `coalesce(${list(args)})`),
+  coalesce: simple('coalesce'),
+  nullif: simple('nullif'),
+  if: t([], (_c, [c, a, b]) => `CASE WHEN ${c!.sql} THEN ${a!.sql} ELSE ${b!.sql} END`),
+  greatest: simple('greatest'),
+  least: simple('least'),
+  zeroifnull: t(['coalesce'], (_c, [x]) => `coalesce(${x!.sql}, 0)`),
+  nullifzero: t(['nullif'], (_c, [x]) => `nullif(${x!.sql}, 0)`),
 
-  array_length: (call, ctx) => {
-    const a = ctx.arg(call.args[0]!);
+  abs: simple('abs'),
+  round: t(['round'], (_c, [x, d]) => `round(CAST(${x!.sql} AS DOUBLE)${d ? `, ${d.sql}` : ''})`),
+  ceil: simple('ceil'),
+  floor: simple('floor'),
+  mod: t(['%'], (_c, [a, b]) => `(${a!.sql} % ${b!.sql})`),
+  div: t(['trunc', '/'], (_c, [a, b]) => `CAST(trunc(${a!.sql} / ${b!.sql}) AS BIGINT)`),
+  sqrt: simple('sqrt'),
+  pow: simple('pow'),
+  power: t(['pow'], (_c, args) => `pow(${list(args)})`),
+  safe_divide: t(['/'], (_c, [a, b]) => `CASE WHEN ${b!.sql} = 0 THEN NULL ELSE ${a!.sql} / ${b!.sql} END`),
+  // Integer overflow is NULL: computed in HUGEINT, then narrowed back with TRY_CAST.
+  safe_add: t(['+'], (call, [a, b]) => safeArithmetic(call, '+', a!, b!)),
+  safe_subtract: t(['-'], (call, [a, b]) => safeArithmetic(call, '-', a!, b!)),
+  safe_multiply: t(['*'], (call, [a, b]) => safeArithmetic(call, '*', a!, b!)),
+  safe_negate: t(['-'], (call, [x]) => (isScalar(call.type, 'int') ? `TRY_CAST(-CAST(${x!.sql} AS HUGEINT) AS BIGINT)` : `(-${x!.sql})`)),
+  ieee_divide: t(['/'], (_c, [a, b]) => `(CAST(${a!.sql} AS DOUBLE) / ${b!.sql})`),
+  sign: simple('sign'),
+  is_inf: t(['isinf'], (_c, [x]) => `isinf(CAST(${x!.sql} AS DOUBLE))`),
+  is_nan: t(['isnan'], (_c, [x]) => `isnan(CAST(${x!.sql} AS DOUBLE))`),
+  exp: simple('exp'),
+  ln: simple('ln'),
+  // BigQuery's LOG(x) is the natural logarithm (DuckDB's is base 10); LOG(x, b) is base b.
+  log: t(['ln', '/'], (_c, [x, b]) => (b ? `(ln(${x!.sql}) / ln(${b.sql}))` : `ln(${x!.sql})`)),
+  log10: simple('log10'),
+  cbrt: simple('cbrt'),
+  trunc: t(['trunc'], (_c, [x, n]) => (n ? `trunc(CAST(${x!.sql} AS DOUBLE), CAST(${n.sql} AS INTEGER))` : `trunc(CAST(${x!.sql} AS DOUBLE))`)),
+  ceiling: t(['ceil'], (_c, [x]) => `ceil(${x!.sql})`),
+  cos: simple('cos'),
+  sin: simple('sin'),
+  tan: simple('tan'),
+  acos: simple('acos'),
+  asin: simple('asin'),
+  atan: simple('atan'),
+  atan2: simple('atan2'),
+  cosh: simple('cosh'),
+  sinh: simple('sinh'),
+  tanh: simple('tanh'),
+  acosh: simple('acosh'),
+  asinh: simple('asinh'),
+  atanh: simple('atanh'),
+  cot: simple('cot'),
+  rand: t(['random'], () => 'random()'),
+
+  array_length: t(['len'], (_c, [a]) =>
     // A record is BigQuery's one-element repeated record.
-    if (a.type.k === 'record' || a.type.k === 'missing') return { sql: `CASE WHEN ${a.sql} IS NULL THEN 0 ELSE 1 END`, type: T.int };
-    return { sql: `len(${a.sql})`, type: T.int };
-  },
-  generate_timestamp_array: (call, ctx) => {
-    const [start, end] = call.args.slice(0, 2).map(ctx.arg);
-    const step = intervalArg(call, 2, ctx);
-    const [s, e] = [asTimestamp(start!), asTimestamp(end!)];
+    a!.type.k === 'record' || a!.type.k === 'missing' ? `CASE WHEN ${a!.sql} IS NULL THEN 0 ELSE 1 END` : `len(${a!.sql})`,
+  ),
+  generate_timestamp_array: t(['epoch_us', '//', '-', 'error', 'generate_series'], (_c, [s, e, step]) => {
     // DuckDB builds the whole list inside one call, which an interrupt cannot stop: refuse a list
     // longer than MAX_GENERATED_ELEMENTS before building it.
-    const count = `((epoch_us(${e}) - epoch_us(${s})) // epoch_us(${step}))`;
-    return {
-      sql: `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ELEMENTS}') ELSE generate_series(${s}, ${e}, ${step}) END)`,
-      type: { k: 'list', element: T.timestamp },
-    };
-  },
+    const count = `((epoch_us(${e!.sql}) - epoch_us(${s!.sql})) // epoch_us(${step!.sql}))`;
+    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ELEMENTS}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${step!.sql}) END)`;
+  }),
 
-  current_timestamp: () => ({ sql: 'CAST(get_current_timestamp() AS TIMESTAMP)', type: T.timestamp }),
-  current_datetime: (call, ctx) => {
-    const tz = call.args[0] ? ctx.arg(call.args[0]).sql : "'UTC'";
-    return { sql: tzConvert('get_current_timestamp()', tz), type: T.datetime };
-  },
-  current_date: (call, ctx) => {
-    const tz = call.args[0] ? ctx.arg(call.args[0]).sql : "'UTC'";
-    return { sql: `CAST(${tzConvert('get_current_timestamp()', tz)} AS DATE)`, type: T.date };
-  },
-  timestamp_trunc: (call, ctx) => {
-    const ts = ctx.arg(call.args[0]!);
-    const p = datePartArg(call, 1);
-    if (call.args[2]) {
-      // Truncate in the given zone, then back to UTC.
-      const tz = ctx.arg(call.args[2]).sql;
-      return { sql: `CAST(timezone(${tz}, ${truncate(tzConvert(asTimestamp(ts), tz), p)}) AS TIMESTAMP)`, type: T.timestamp };
-    }
-    return { sql: truncate(asTimestamp(ts), p), type: T.timestamp };
-  },
-  datetime_trunc: (call, ctx) => ({ sql: truncate(ctx.arg(call.args[0]!).sql, datePartArg(call, 1)), type: T.datetime }),
-  date_trunc: (call, ctx) => {
-    const d = ctx.arg(call.args[0]!);
-    const sql = truncate(d.sql, datePartArg(call, 1));
-    return d.type.k === 'scalar' && d.type.t !== 'date' ? { sql, type: d.type } : { sql: `CAST(${sql} AS DATE)`, type: T.date };
-  },
-  timestamp_sub: (call, ctx) => ({ sql: `(${asTimestamp(ctx.arg(call.args[0]!))} - ${intervalArg(call, 1, ctx)})`, type: T.timestamp }),
-  timestamp_add: (call, ctx) => ({ sql: `(${asTimestamp(ctx.arg(call.args[0]!))} + ${intervalArg(call, 1, ctx)})`, type: T.timestamp }),
-  datetime_sub: (call, ctx) => ({ sql: `(${ctx.arg(call.args[0]!).sql} - ${intervalArg(call, 1, ctx)})`, type: T.datetime }),
-  datetime_add: (call, ctx) => ({ sql: `(${ctx.arg(call.args[0]!).sql} + ${intervalArg(call, 1, ctx)})`, type: T.datetime }),
-  date_sub: (call, ctx) => ({ sql: `CAST(${ctx.arg(call.args[0]!).sql} - ${intervalArg(call, 1, ctx)} AS DATE)`, type: T.date }),
-  date_add: (call, ctx) => ({ sql: `CAST(${ctx.arg(call.args[0]!).sql} + ${intervalArg(call, 1, ctx)} AS DATE)`, type: T.date }),
-  timestamp_diff: (call, ctx) => {
-    const [a, b] = call.args.slice(0, 2).map(ctx.arg);
-    return { sql: `date_sub('${duckPart(datePartArg(call, 2))}', ${asTimestamp(b!)}, ${asTimestamp(a!)})`, type: T.int };
-  },
-  datetime_diff: (call, ctx) => {
-    const [a, b] = call.args.slice(0, 2).map(ctx.arg);
-    return { sql: `date_diff('${duckPart(datePartArg(call, 2))}', ${b!.sql}, ${a!.sql})`, type: T.int };
-  },
-  date_diff: (call, ctx) => {
-    const [a, b] = call.args.slice(0, 2).map(ctx.arg);
-    return { sql: `date_diff('${duckPart(datePartArg(call, 2))}', ${b!.sql}, ${a!.sql})`, type: T.int };
-  },
-  format_timestamp: (call, ctx) => {
-    const [fmt, ts, tz] = call.args.map(ctx.arg);
-    const value = tz ? tzConvert(asTimestamp(ts!), tz.sql) : asTimestamp(ts!);
-    return { sql: `strftime(${value}, ${fmt!.sql})`, type: T.string };
-  },
-  datetime: (call, ctx) => {
-    const [x, tz] = call.args.map(ctx.arg);
-    if (tz) return { sql: tzConvert(asTimestamp(x!), tz.sql), type: T.datetime };
-    if (x!.type.k === 'scalar' && x!.type.t === 'string') return { sql: `CAST(${x!.sql} AS TIMESTAMP)`, type: T.datetime };
-    return { sql: `CAST(${x!.sql} AS TIMESTAMP)`, type: T.datetime };
-  },
-  timestamp: (call, ctx) => {
-    const [x, tz] = call.args.map(ctx.arg);
-    if (tz) return { sql: `CAST(timezone(${tz.sql}, CAST(${x!.sql} AS TIMESTAMP)) AS TIMESTAMP)`, type: T.timestamp };
-    if (x!.type.k === 'scalar' && x!.type.t === 'timestamp') return x!;
-    if (x!.type.k === 'scalar' && (x!.type.t === 'datetime' || x!.type.t === 'date')) return { sql: `CAST(${x!.sql} AS TIMESTAMP)`, type: T.timestamp };
-    return { sql: stringToTimestamp(x!.sql), type: T.timestamp };
-  },
-  date: (call, ctx) => {
-    const [x, tz] = call.args.map(ctx.arg);
-    const base = tz ? tzConvert(asTimestamp(x!), tz.sql) : x!.sql;
-    return { sql: `CAST(${base} AS DATE)`, type: T.date };
-  },
-  unix_micros: (call, ctx) => ({ sql: `epoch_us(${asTimestamp(ctx.arg(call.args[0]!))})`, type: T.int }),
-  unix_millis: (call, ctx) => ({ sql: `epoch_ms(${asTimestamp(ctx.arg(call.args[0]!))})`, type: T.int }),
-  unix_seconds: (call, ctx) => ({ sql: `CAST(floor(epoch_us(${asTimestamp(ctx.arg(call.args[0]!))}) / 1000000) AS BIGINT)`, type: T.int }),
-  timestamp_micros: (call, ctx) => ({ sql: `make_timestamp(CAST(${ctx.arg(call.args[0]!).sql} AS BIGINT))`, type: T.timestamp }),
-  timestamp_millis: (call, ctx) => ({ sql: `make_timestamp(CAST(${ctx.arg(call.args[0]!).sql} AS BIGINT) * 1000)`, type: T.timestamp }),
-  timestamp_seconds: (call, ctx) => ({ sql: `make_timestamp(CAST(${ctx.arg(call.args[0]!).sql} AS BIGINT) * 1000000)`, type: T.timestamp }),
+  generate_date_array: t(['epoch_us', '//', '-', 'error', 'generate_series', 'to_days'], (_c, [s, e, step]) => {
+    const [from, to] = [`CAST(${s!.sql} AS TIMESTAMP)`, `CAST(${e!.sql} AS TIMESTAMP)`];
+    const by = step ? step.sql : 'to_days(1)';
+    const count = `((epoch_us(${to}) - epoch_us(${from})) // epoch_us(${by}))`;
+    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE CAST(generate_series(${from}, ${to}, ${by}) AS DATE[]) END)`;
+  }),
+  generate_array: t(['//', '-', 'error', 'generate_series', 'abs'], (_c, [s, e, step]) => {
+    const by = step ? step.sql : '1';
+    const count = `abs((${e!.sql} - ${s!.sql}) // ${by})`;
+    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${by}) END)`;
+  }),
+  array_concat: t(['list_concat'], (_c, args) => args.slice(1).reduce((acc, a) => `list_concat(${acc}, ${a.sql})`, args[0]!.sql)),
+  array_reverse: t(['list_reverse'], (_c, [x]) => `list_reverse(${x!.sql})`),
+  array_to_string: t(['array_to_string'], (_c, [x, sep]) => `array_to_string(${x!.sql}, ${sep!.sql})`),
+  array_first: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, 1)`),
+  array_last: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, -1)`),
 
-  count: (call, ctx) => {
-    if (call.star) return { sql: `count(*)${ctx.over(call)}`, type: T.int };
-    return aggregate('count', T.int)(call, ctx);
-  },
-  countif: aggregate('count_if', T.int),
-  sum: aggregate('sum', (args) => (args[0]?.type.k === 'scalar' && args[0].type.t === 'int' ? T.int : T.float)),
-  avg: aggregate('avg', T.float),
-  min: aggregate('min', firstType),
-  max: aggregate('max', firstType),
-  any_value: aggregate('any_value', firstType),
-  logical_or: aggregate('bool_or', T.bool),
-  logical_and: aggregate('bool_and', T.bool),
-  stddev: aggregate('stddev_samp', T.float),
-  variance: aggregate('var_samp', T.float),
-  approx_count_distinct: (call, ctx) => ({ sql: `count(DISTINCT ${ctx.arg(call.args[0]!).sql})${ctx.over(call)}`, type: T.int }),
-  string_agg: (call, ctx) => {
-    const [x, sep] = call.args.map(ctx.arg);
+  current_timestamp: t(['get_current_timestamp'], () => 'CAST(get_current_timestamp() AS TIMESTAMP)'),
+  current_datetime: t(['get_current_timestamp', 'timezone'], (_c, args) => tzConvert('get_current_timestamp()', zone(args, 0))),
+  current_date: t(['get_current_timestamp', 'timezone'], (_c, args) => `CAST(${tzConvert('get_current_timestamp()', zone(args, 0))} AS DATE)`),
+  timestamp_trunc: t(['date_trunc', 'timezone', '+', '-'], (call, [ts, , tz]) => {
+    const p = part(call, 1);
+    // Truncate in the given zone, then back to UTC.
+    if (tz) return `CAST(timezone(${tz.sql}, ${truncate(tzConvert(ts!.sql, tz.sql), p)}) AS TIMESTAMP)`;
+    return truncate(ts!.sql, p);
+  }),
+  datetime_trunc: t(['date_trunc', '+', '-'], (call, [d]) => truncate(d!.sql, part(call, 1))),
+  date_trunc: t(['date_trunc', '+', '-'], (call, [d]) => {
+    const sql = truncate(d!.sql, part(call, 1));
+    return d!.type.k === 'scalar' && d!.type.t !== 'date' ? sql : `CAST(${sql} AS DATE)`;
+  }),
+  timestamp_sub: t(['-'], (_c, [ts, i]) => `(${ts!.sql} - ${i!.sql})`),
+  timestamp_add: t(['+'], (_c, [ts, i]) => `(${ts!.sql} + ${i!.sql})`),
+  datetime_sub: t(['-'], (_c, [d, i]) => `(${d!.sql} - ${i!.sql})`),
+  datetime_add: t(['+'], (_c, [d, i]) => `(${d!.sql} + ${i!.sql})`),
+  date_sub: t(['-'], (_c, [d, i]) => `CAST(${d!.sql} - ${i!.sql} AS DATE)`),
+  date_add: t(['+'], (_c, [d, i]) => `CAST(${d!.sql} + ${i!.sql} AS DATE)`),
+  timestamp_diff: t(['date_sub'], (call, [a, b]) => `date_sub('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
+  datetime_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
+  date_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
+  format_timestamp: t(['strftime', 'timezone'], (_c, [fmt, ts, tz]) => `strftime(${tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql}, ${fmt!.sql})`),
+  datetime: t(['timezone', 'make_timestamp'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 6) return `make_timestamp(${args.map((a) => `CAST(${a.sql} AS ${a === args[5] ? 'DOUBLE' : 'BIGINT'})`).join(', ')})`;
+    if (args.length > 2) throw new QuarryError('INVALID_QUERY', 'DATETIME takes 1, 2 or 6 arguments');
+    return tz ? tzConvert(asTimestamp(x!), tz.sql) : `CAST(${x!.sql} AS TIMESTAMP)`;
+  }),
+  timestamp: t(['timezone'], (_c, [x, tz]) => {
+    if (tz) return `CAST(timezone(${tz.sql}, CAST(${x!.sql} AS TIMESTAMP)) AS TIMESTAMP)`;
+    if (isScalar(x!.type, 'timestamp')) return x!.sql;
+    if (isScalar(x!.type, 'datetime') || isScalar(x!.type, 'date')) return `CAST(${x!.sql} AS TIMESTAMP)`;
+    return stringToTimestamp(x!.sql);
+  }),
+  date: t(['timezone', 'make_date'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a.sql} AS BIGINT)`).join(', ')})`;
+    return `CAST(${tz ? tzConvert(asTimestamp(x!), tz.sql) : x!.sql} AS DATE)`;
+  }),
+  unix_date: t(['date_diff'], (_c, [d]) => `date_diff('day', DATE '1970-01-01', ${d!.sql})`),
+  date_from_unix_date: t(['to_days', '+'], (_c, [n]) => `CAST(DATE '1970-01-01' + to_days(CAST(${n!.sql} AS INTEGER)) AS DATE)`),
+  format_date: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
+  format_datetime: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
+  // strptime gives TIMESTAMPTZ when the format reads a zone (%z): back to UTC TIMESTAMP.
+  parse_timestamp: t(['strptime', 'timezone'], (_c, [fmt, x, tz]) =>
+    tz ? `CAST(timezone(${tz.sql}, CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)) AS TIMESTAMP)` : `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`,
+  ),
+  parse_datetime: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`),
+  parse_date: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS DATE)`),
+  last_day: t(['last_day'], (_c, [d]) => `last_day(${d!.sql})`),
+  unix_micros: t(['epoch_us'], (_c, [x]) => `epoch_us(${x!.sql})`),
+  unix_millis: t(['epoch_ms'], (_c, [x]) => `epoch_ms(${x!.sql})`),
+  unix_seconds: t(['epoch_us', 'floor', '/'], (_c, [x]) => `CAST(floor(epoch_us(${x!.sql}) / 1000000) AS BIGINT)`),
+  timestamp_micros: t(['make_timestamp'], (_c, [x]) => `make_timestamp(CAST(${x!.sql} AS BIGINT))`),
+  timestamp_millis: t(['make_timestamp', '*'], (_c, [x]) => `make_timestamp(CAST(${x!.sql} AS BIGINT) * 1000)`),
+  timestamp_seconds: t(['make_timestamp', '*'], (_c, [x]) => `make_timestamp(CAST(${x!.sql} AS BIGINT) * 1000000)`),
+
+  count: t(['count', 'count_star'], (call, args, ctx) => {
+    if (call.star) return `count(*)${ctx.over(call)}`;
+    return `count(${call.distinct ? 'DISTINCT ' : ''}${list(args)}${ctx.innerOrder(call)})${ctx.over(call)}`;
+  }),
+  countif: aggregate('count_if'),
+  sum: aggregate('sum'),
+  avg: aggregate('avg'),
+  min: aggregate('min'),
+  max: aggregate('max'),
+  any_value: aggregate('any_value'),
+  logical_or: aggregate('bool_or'),
+  logical_and: aggregate('bool_and'),
+  stddev: aggregate('stddev_samp'),
+  variance: aggregate('var_samp'),
+  stddev_samp: aggregate('stddev_samp'),
+  stddev_pop: aggregate('stddev_pop'),
+  var_samp: aggregate('var_samp'),
+  var_pop: aggregate('var_pop'),
+  corr: aggregate('corr'),
+  covar_pop: aggregate('covar_pop'),
+  covar_samp: aggregate('covar_samp'),
+  bit_and: aggregate('bit_and'),
+  bit_or: aggregate('bit_or'),
+  bit_xor: aggregate('bit_xor'),
+  max_by: aggregate('arg_max'),
+  min_by: aggregate('arg_min'),
+  approx_count_distinct: t(['count'], (call, [x], ctx) => `count(DISTINCT ${x!.sql})${ctx.over(call)}`),
+  string_agg: t(['string_agg'], (call, [x, sep], ctx) => {
     const distinct = call.distinct ? 'DISTINCT ' : '';
-    const sql = `string_agg(${distinct}${x!.sql}, ${sep ? sep.sql : "','"}${ctx.innerOrder(call)})${ctx.over(call)}`;
-    return { sql, type: T.string };
-  },
-  array_agg: (call, ctx) => {
-    const x = ctx.arg(call.args[0]!);
+    return `string_agg(${distinct}${x!.sql}, ${sep ? sep.sql : "','"}${ctx.innerOrder(call)})${ctx.over(call)}`;
+  }),
+  array_agg: t(['array_agg', 'list_slice'], (call, [x], ctx) => {
     const distinct = call.distinct ? 'DISTINCT ' : '';
-    const filter = call.ignoreNulls ? ` FILTER (WHERE ${x.sql} IS NOT NULL)` : '';
-    let sql = `array_agg(${distinct}${x.sql}${ctx.innerOrder(call)})${filter}${ctx.over(call)}`;
-    if (call.limit) sql = `list_slice(${sql}, 1, ${ctx.arg(call.limit).sql})`;
-    return { sql, type: { k: 'list', element: x.type } };
-  },
-  approx_quantiles: (call, ctx) => {
-    const x = ctx.arg(call.args[0]!);
+    const filter = call.ignoreNulls ? ` FILTER (WHERE ${x!.sql} IS NOT NULL)` : '';
+    const sql = `array_agg(${distinct}${x!.sql}${ctx.innerOrder(call)})${filter}${ctx.over(call)}`;
+    return call.limit ? `list_slice(${sql}, 1, ${ctx.print(call.limit)})` : sql;
+  }),
+  approx_quantiles: t(['quantile_disc'], (call, [x], ctx) => {
+    // The semantic pass checked the count is a constant between 1 and 1000.
     const n = call.args[1];
-    if (n?.kind !== 'literal' || n.type !== 'number' || !/^\d+$/.test(n.value) || Number(n.value) < 1 || Number(n.value) > 1000) {
-      throw new QuarryError('INVALID_QUERY', 'APPROX_QUANTILES needs a constant number of quantiles between 1 and 1000');
-    }
-    const count = Number(n.value);
+    const count = n?.kind === 'literal' && n.value.type === 'number' ? Number(n.value.value) : 1;
     const points = Array.from({ length: count + 1 }, (_, i) => String(i / count)).join(', ');
     // Discrete quantiles: like BigQuery, every value returned is one of the inputs.
-    return { sql: `quantile_disc(${x.sql}, [${points}])${ctx.over(call)}`, type: { k: 'list', element: x.type } };
-  },
+    return `quantile_disc(${x!.sql}, [${points}])${ctx.over(call)}`;
+  }),
 
-  row_number: (call, ctx) => ({ sql: `row_number()${ctx.over(call)}`, type: T.int }),
-  rank: (call, ctx) => ({ sql: `rank()${ctx.over(call)}`, type: T.int }),
-  dense_rank: (call, ctx) => ({ sql: `dense_rank()${ctx.over(call)}`, type: T.int }),
-  percent_rank: (call, ctx) => ({ sql: `percent_rank()${ctx.over(call)}`, type: T.float }),
-  cume_dist: (call, ctx) => ({ sql: `cume_dist()${ctx.over(call)}`, type: T.float }),
-  ntile: aggregate('ntile', T.int),
-  lag: aggregate('lag', firstType),
-  lead: aggregate('lead', firstType),
-  first_value: (call, ctx) => {
-    const x = ctx.arg(call.args[0]!);
-    return { sql: `first_value(${x.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`, type: x.type };
-  },
-  last_value: (call, ctx) => {
-    const x = ctx.arg(call.args[0]!);
-    return { sql: `last_value(${x.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`, type: x.type };
-  },
+  row_number: windowOnly('row_number'),
+  rank: windowOnly('rank'),
+  dense_rank: windowOnly('dense_rank'),
+  percent_rank: windowOnly('percent_rank'),
+  cume_dist: windowOnly('cume_dist'),
+  ntile: aggregate('ntile'),
+  lag: aggregate('lag'),
+  lead: aggregate('lead'),
+  first_value: valueWindow('first_value'),
+  last_value: valueWindow('last_value'),
+  nth_value: t(['nth_value'], (call, [x, n], ctx) => `nth_value(${x!.sql}, ${n!.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`),
+  percentile_cont: t(['quantile_cont'], (call, [x, p], ctx) => `quantile_cont(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
+  percentile_disc: t(['quantile_disc'], (call, [x, p], ctx) => `quantile_disc(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
 };

@@ -1,586 +1,197 @@
 /**
- * AST → DuckDB SQL. A visitor over the validated AST that keeps BigQuery's meaning:
+ * The DuckDB dialect: what DuckDB writes differently from the base generator (src/sql/generator.ts).
  *
  * - `@name` → `$name`, bound by the runner as VARCHAR (NULL when absent); never spliced.
- * - Source names → the physical table from the catalogue; every identifier is quoted.
- * - UNNEST follows the catalogue's types. Over a record (an event object, stored as a STRUCT)
- *   it is plain field access: no join at all. Over a list it becomes a select-list `unnest()`
- *   in a derived table wrapping the left side (`LEFT JOIN UNNEST ... ON TRUE` unnests
- *   `[NULL]` for an empty list so the row stays). DuckDB's lateral join form is never emitted:
- *   it is two orders of magnitude slower on this workload.
- * - A record field no event ever carried reads as NULL and is reported in `warnings`.
+ * - Casts use DuckDB's type names; a STRING read as a TIMESTAMP goes through TIMESTAMPTZ so an
+ *   offset or `Z` in the text is honoured.
+ * - Intervals are `to_hours(n)` and the like (n may be a parameter).
+ * - Lists are 1-based (`x[i + 1]` for OFFSET); a record indexed by a non-constant is a CASE.
+ * - UNNEST of a list is a select-list `unnest()` in a derived table wrapping the left side
+ *   (`LEFT JOIN UNNEST ... ON TRUE` unnests `[NULL]` for an empty list so the row stays). DuckDB's
+ *   lateral join form is never emitted: it is two orders of magnitude slower on this workload.
+ * - Late materialisation by `rowid` for top-n queries of up to 10,000 rows (DuckDB does it itself
+ *   only up to 50).
  * - Functions are spelt per generator-functions.ts.
  */
 import { QuarryError } from '../../errors.ts';
-import type { Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from '../../sql/ast.ts';
-import { isAggregate } from '../../sql/functions.ts';
-import { fromFieldType, scalar, unknownType, type VType } from '../../sql/types.ts';
-import { walkExpr } from '../../sql/walk.ts';
-import type { Catalog } from '../../storage/schema.ts';
-import { duckPart, functionTransforms, intervalOf, stringToTimestamp } from './generator-functions.ts';
-import { type Column, type CteEnv, type Relation, type ResolveContext, resolveColumn, Scope, type Typed, quoteIdent, walkFields } from './generator-scope.ts';
-import { optimiseForDuckDb } from './generator-optimise.ts';
+import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
+import {
+  type Capabilities,
+  type FromState,
+  type FunctionTable,
+  type GeneratedQuery,
+  type GenerateOptions,
+  generateSql,
+  type Printed,
+  SqlPrinter,
+} from '../../sql/generator.ts';
+import type { RExpr, RFactor } from '../../sql/resolved.ts';
+import { assertNever, isScalar, type VType } from '../../sql/types.ts';
+import { duckDbFunctions, duckPart, stringToTimestamp } from './generator-functions.ts';
 
-export interface GenerateOptions {
-  catalog: Catalog;
-  /** Caps the rows the query returns, whatever its own LIMIT says. */
-  maxRows?: number;
-  /** Saving a query: see ResolveContext.strictSourceColumns. */
-  strictSourceColumns?: boolean;
-}
-
-export interface GeneratedQuery {
-  sql: string;
-  /** Parameter names used (`$name`), each to be bound as VARCHAR or NULL. */
-  params: string[];
-  /** Result columns, in order, with the types the encoder needs (DATETIME vs TIMESTAMP). */
-  columns: Column[];
-  /** Nested paths no event ever carried; they read as NULL. */
-  warnings: string[];
-}
+export type { GeneratedQuery, GenerateOptions } from '../../sql/generator.ts';
 
 export function generateDuckDb(query: Query, options: GenerateOptions): GeneratedQuery {
-  const gen = new Generator(options.catalog, options.strictSourceColumns ?? false);
-  const capped = options.maxRows === undefined ? query : capRows(query, options.maxRows);
-  const out = gen.query(optimiseForDuckDb(capped), new Map(), undefined);
-  return { sql: out.sql, params: [...gen.params], columns: out.columns, warnings: [...gen.warnings] };
+  return generateSql(query, options, new DuckDbPrinter());
 }
 
-/** The pieces of a generated SELECT that the late-materialisation rewrite reassembles. */
-interface SelectParts {
-  items: string;
-  where: string;
-  /** Set when FROM is exactly one stored table. */
-  table?: { from: string; q: string; columns: string[] };
-  /** No DISTINCT, grouping, aggregates, windows, subqueries or volatile functions. */
-  plain: boolean;
-}
+/** DuckDB functions and operators the printer itself emits, outside the function table. */
+export const printerEmits: readonly string[] = [
+  'to_microseconds',
+  'to_milliseconds',
+  'to_seconds',
+  'to_minutes',
+  'to_hours',
+  'to_days',
+  'to_weeks',
+  'to_months',
+  'to_years',
+  'len',
+  'list_contains',
+  'list_value',
+  'struct_pack',
+  'unnest',
+  'dayofweek',
+  'dayofyear',
+  'date_part',
+  'extract',
+  'floor',
+  'xor',
+  'array_extract',
+  'list_extract',
+  'struct_extract',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '||',
+  '&',
+  '|',
+  '~~',
+  '!~~',
+];
 
-/** Largest constant LIMIT the late-materialisation rewrite applies to. */
-const lateMaterialiseMaxRows = 10_000;
+const castTypes: Readonly<Record<CastType, string>> = {
+  string: 'VARCHAR',
+  int64: 'BIGINT',
+  float64: 'DOUBLE',
+  numeric: 'DECIMAL(38, 9)',
+  bool: 'BOOLEAN',
+  timestamp: 'TIMESTAMP',
+  datetime: 'TIMESTAMP',
+  date: 'DATE',
+  bytes: 'BLOB',
+};
 
-/**
- * `SELECT <wide columns> FROM table WHERE ... ORDER BY ... LIMIT n` → the top n found on the
- * ordering columns alone (by rowid), then only those rows read in full:
- * `SELECT ... FROM table WHERE rowid IN (SELECT rowid ... ORDER BY ... LIMIT n) ORDER BY ... LIMIT n`.
- * DuckDB does this itself (late materialisation) only up to 50 rows. The same rows come back in
- * the same order: the inner query picks them exactly as the plain top-n would.
- */
-function lateMaterialised(q: Query, body: { parts?: SelectParts }, order: string): string | undefined {
-  const parts = body.parts;
-  const limit = q.limit;
-  if (!parts?.plain || !parts.table || q.body.kind !== 'select') return undefined;
-  if (limit?.kind !== 'literal' || limit.type !== 'number' || !/^\d+$/.test(limit.value) || Number(limit.value) > lateMaterialiseMaxRows) return undefined;
-  // A positional ORDER BY names a select-list column, which the inner query does not have.
-  if (/^\d/.test(order) || /,\s*\d/.test(order)) return undefined;
-  const { from, q: alias, columns } = parts.table;
-  // A stored column called rowid would shadow DuckDB's.
-  if (columns.some((c) => c.toLowerCase() === 'rowid')) return undefined;
-  const n = String(Number(limit.value));
-  const rowid = `${alias}."rowid"`;
-  const inner = `SELECT ${rowid} FROM ${from}${parts.where ? ` WHERE ${parts.where}` : ''} ORDER BY ${order} LIMIT ${n}`;
-  return `SELECT ${parts.items} FROM ${from} WHERE ${rowid} IN (${inner}) ORDER BY ${order} LIMIT ${n}`;
-}
+export class DuckDbPrinter extends SqlPrinter {
+  readonly capabilities: Capabilities = { lateMaterialisation: { maxRows: 10_000 } };
+  protected readonly functions: FunctionTable = duckDbFunctions;
 
-const volatileFunctions = /^(rand|random|generate_uuid|uuid|gen_random_uuid|session_user|current_user)$/i;
-
-/** An expression computed from its own row alone, the same each time. */
-function rowLocal(e: Expr): boolean {
-  let ok = true;
-  walkExpr(e, {
-    expr(x) {
-      if (x.kind === 'subquery' || x.kind === 'exists' || x.kind === 'inQuery') ok = false;
-      if (x.kind === 'func' && (x.over || isAggregate(x.name) || volatileFunctions.test(x.name))) ok = false;
-    },
-  });
-  return ok;
-}
-
-function capRows(query: Query, maxRows: number): Query {
-  const max = Math.max(0, Math.floor(maxRows));
-  const cap: Expr = { kind: 'literal', type: 'number', value: String(max) };
-  if (!query.limit) return { ...query, limit: cap };
-  const own = query.limit;
-  if (own.kind === 'literal' && own.type === 'number' && /^\d+$/.test(own.value)) {
-    return Number(own.value) <= max ? query : { ...query, limit: cap };
-  }
-  return { ...query, limit: { kind: 'func', name: 'least', args: [own, cap] } };
-}
-
-interface QueryOut {
-  sql: string;
-  columns: Column[];
-}
-
-class Generator {
-  readonly params = new Set<string>();
-  readonly warnings = new Set<string>();
-  private counter = 0;
-  private readonly ctx: ResolveContext;
-
-  constructor(
-    private readonly catalog: Catalog,
-    strictSourceColumns: boolean,
-  ) {
-    this.ctx = { warn: (p: string) => this.warnings.add(p), strictSourceColumns };
+  protected param(name: string): string {
+    return `$${name}`;
   }
 
-  private fresh(prefix: string): string {
-    this.counter += 1;
-    return `__${prefix}${this.counter}`;
+  protected castType(to: CastType): string {
+    return castTypes[to];
   }
 
-  query(q: Query, env: CteEnv, outer: Scope | undefined): QueryOut {
-    const localEnv = new Map(env);
-    const ctes: string[] = [];
-    for (const cte of q.with) {
-      const out = this.query(cte.query, localEnv, undefined);
-      const qn = quoteIdent(cte.name);
-      ctes.push(`${qn} AS (${out.sql})`);
-      localEnv.set(cte.name.toLowerCase(), { q: qn, columns: out.columns });
-    }
-    const body = this.setExpr(q.body, localEnv, outer);
-    let sql = ctes.length > 0 ? `WITH ${ctes.join(', ')} ${body.sql}` : body.sql;
-    let order: string | undefined;
-    if (q.orderBy.length > 0) {
-      const scope = body.scope ?? outputScope(body.columns, outer, localEnv);
-      order = q.orderBy.map((o) => this.orderItem(o, scope, true)).join(', ');
-      sql += ` ORDER BY ${order}`;
-    }
-    const late = ctes.length === 0 && order !== undefined && !q.offset && outer === undefined ? lateMaterialised(q, body, order) : undefined;
-    if (late !== undefined) return { sql: late, columns: body.columns };
-    if (q.limit) sql += ` LIMIT ${this.constant(q.limit, 'LIMIT')}`;
-    if (q.offset) sql += ` OFFSET ${this.constant(q.offset, 'OFFSET')}`;
-    return { sql, columns: body.columns };
+  protected override cast(x: Printed, to: CastType, safe: boolean): string {
+    if (to === 'timestamp' && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
+    return `${safe ? 'TRY_CAST' : 'CAST'}(${x.sql} AS ${castTypes[to]})`;
   }
 
-  /** LIMIT / OFFSET: a number, a parameter or a small expression of those. */
-  private constant(e: Expr, what: string): string {
-    const t = this.expr(e, new Scope(undefined), false);
-    if (t.type.k === 'scalar' && t.type.t === 'string') return `CAST(${t.sql} AS BIGINT)`;
-    if (t.sql.includes('"')) throw new QuarryError('INVALID_QUERY', `${what} must be a constant`);
-    return t.sql;
+  protected override numberLiteral(text: string, type: VType): string {
+    // DuckDB reads an integer literal beyond INTEGER as HUGEINT; BigQuery's is INT64.
+    return isScalar(type, 'int') && BigInt(text) > 2147483647n ? `CAST(${text} AS BIGINT)` : text;
   }
 
-  private setExpr(body: SetExpr, env: CteEnv, outer: Scope | undefined): QueryOut & { scope?: Scope; parts?: SelectParts } {
-    switch (body.kind) {
-      case 'select':
-        return this.select(body, env, outer);
-      case 'nested': {
-        const out = this.query(body.query, env, outer);
-        return { sql: `(${out.sql})`, columns: out.columns };
-      }
-      case 'setop': {
-        const left = this.setExpr(body.left, env, outer);
-        const right = this.setExpr(body.right, env, outer);
-        if (left.columns.length !== right.columns.length) {
-          throw new QuarryError('INVALID_QUERY', `Queries in ${body.op.toUpperCase()} have different numbers of columns`);
-        }
-        const op = body.op.toUpperCase() + (body.all ? ' ALL' : '');
-        const wrap = (x: { sql: string }) => (x.sql.startsWith('(') ? x.sql : `(${x.sql})`);
-        return { sql: `${wrap(left)} ${op} ${wrap(right)}`, columns: left.columns };
-      }
+  protected interval(n: string, unit: DatePart): string {
+    switch (unit) {
+      case 'microsecond':
+        return `to_microseconds(CAST(${n} AS BIGINT))`;
+      case 'millisecond':
+        return `to_milliseconds(CAST(${n} AS BIGINT))`;
+      case 'second':
+        return `to_seconds(CAST(${n} AS BIGINT))`;
+      case 'minute':
+        return `to_minutes(CAST(${n} AS BIGINT))`;
+      case 'hour':
+        return `to_hours(CAST(${n} AS BIGINT))`;
+      case 'day':
+        return `to_days(CAST(${n} AS INTEGER))`;
+      case 'week':
+        return `to_weeks(CAST(${n} AS INTEGER))`;
+      case 'month':
+        return `to_months(CAST(${n} AS INTEGER))`;
+      case 'quarter':
+        return `to_months(CAST(${n} AS INTEGER) * 3)`;
+      case 'year':
+        return `to_years(CAST(${n} AS INTEGER))`;
+      case 'dayofweek':
+      case 'dayofyear':
+        // The semantic pass refuses these units.
+        throw new QuarryError('INVALID_QUERY', `INTERVAL does not support ${unit.toUpperCase()}`);
+      default:
+        return assertNever(unit);
     }
   }
 
-  private select(s: Select, env: CteEnv, outer: Scope | undefined): QueryOut & { scope: Scope; parts: SelectParts } {
-    const scope = new Scope(outer, env);
-    const fromSql = s.from ? this.from(s.from, env, scope) : { sql: '', filters: [] as string[] };
-    const items: string[] = [];
-    const columns: Column[] = [];
-    const aliases = new Map<string, { index: number; expr: Typed }>();
-    let anonymous = 0;
-    s.columns.forEach((item, i) => {
-      const t = this.expr(item.expr, scope, false);
-      let name = item.alias;
-      if (name === undefined) {
-        if (item.expr.kind === 'column') name = item.expr.path.at(-1)!;
-        else if (item.expr.kind === 'field') name = item.expr.name;
-        else name = `f${anonymous++}_`;
-      }
-      items.push(`${t.sql} AS ${quoteIdent(name)}`);
-      columns.push({ name, type: t.type });
-      if (!aliases.has(name.toLowerCase())) aliases.set(name.toLowerCase(), { index: i + 1, expr: t });
-    });
-    // WHERE cannot see select-list aliases: resolve it before they join the scope.
-    const where = [...fromSql.filters];
-    if (s.where) where.push(this.expr(s.where, scope, false).sql);
-    scope.selectAliases = aliases;
-    let sql = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`;
-    if (fromSql.sql) sql += ` FROM ${fromSql.sql}`;
-    if (where.length > 0) sql += ` WHERE ${where.map((w) => (where.length > 1 ? `(${w})` : w)).join(' AND ')}`;
-    if (s.groupBy.length > 0) {
-      sql += ` GROUP BY ${s.groupBy.map((g) => this.groupItem(g, scope)).join(', ')}`;
+  protected override datePart(part: DatePart): string {
+    return duckPart(part);
+  }
+
+  protected override extract(part: DatePart, x: string): string {
+    if (part === 'dayofweek') return `(dayofweek(${x}) + 1)`;
+    if (part === 'week') return `CAST(floor((dayofyear(${x}) + 6 - dayofweek(${x})) / 7) AS BIGINT)`;
+    return `extract(${duckPart(part)} FROM ${x})`;
+  }
+
+  protected override binary(op: BinaryOp, l: string, r: string): string {
+    return op === '^' ? `xor(${l}, ${r})` : super.binary(op, l, r);
+  }
+
+  protected index(e: Extract<RExpr, { kind: 'index' }>, base: string, index: string): string {
+    const t = e.expr.type;
+    if (t.k === 'record' || t.k === 'missing') return `CASE WHEN ${index} = ${e.oneBased ? 1 : 0} THEN ${base} END`;
+    const wrapped = e.expr.kind === 'column' || e.expr.kind === 'param' ? base : `(${base})`;
+    const i = e.index;
+    if (i.kind === 'literal' && i.value.type === 'number' && /^\d+$/.test(i.value.value)) {
+      const n = Number(i.value.value);
+      return `${wrapped}[${e.oneBased ? n : n + 1}]`;
     }
-    if (s.having) sql += ` HAVING ${this.expr(s.having, scope, false).sql}`;
-    if (s.qualify) sql += ` QUALIFY ${this.expr(s.qualify, scope, false).sql}`;
-    const rel = scope.relations.length === 1 ? scope.relations[0] : undefined;
-    const single = rel?.physical === true && s.from !== undefined && s.from.first.kind === 'table' ? rel : undefined;
-    const parts: SelectParts = {
-      items: items.join(', '),
-      where: where.map((w) => (where.length > 1 ? `(${w})` : w)).join(' AND '),
-      // One stored table and nothing else (record UNNESTs are plain field access).
-      table: single && fromSql.sql.endsWith(` AS ${single.q}`) && !/\bJOIN\b|\(/.test(fromSql.sql) ? { from: fromSql.sql, q: single.q, columns: single.columns.map((c) => c.name) } : undefined,
-      plain: !s.distinct && s.groupBy.length === 0 && !s.having && !s.qualify && s.columns.every((c) => rowLocal(c.expr)),
-    };
-    return { sql, columns, scope, parts };
+    const pos = e.oneBased ? index : `(${index} + 1)`;
+    return `CASE WHEN ${pos} >= 1 THEN ${wrapped}[${pos}] END`;
   }
 
-  private groupItem(g: Expr, scope: Scope): string {
-    if (g.kind === 'literal' && g.type === 'number' && /^\d+$/.test(g.value)) return g.value;
-    if (g.kind === 'column' && g.path.length === 1) {
-      const alias = scope.selectAliases?.get(g.path[0]!.toLowerCase());
-      // Positional, so DuckDB cannot pick a same-named source column instead of the alias.
-      if (alias) return String(alias.index);
+  protected inUnnest(x: string, array: string, negated: boolean): string {
+    const sql = `list_contains(${array}, ${x})`;
+    return negated ? `(NOT ${sql})` : sql;
+  }
+
+  protected struct(fields: readonly { name: string; sql: string }[]): string {
+    return `struct_pack(${fields.map((f) => `${this.quoteIdent(f.name)} := ${f.sql}`).join(', ')})`;
+  }
+
+  protected override rowid(alias: string): string {
+    return `${alias}."rowid"`;
+  }
+
+  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
+    const list = f.keepEmpty ? `CASE WHEN len(${array}) > 0 THEN ${array} ELSE [NULL] END` : array;
+    const col = this.quoteIdent(this.fresh('u'));
+    if (state.relations.length === 0 && !state.sql) {
+      // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
+      const q = this.quoteIdent(this.fresh('t'));
+      state.relations.push(q);
+      state.sql = `(SELECT unnest(${list}) AS ${col}) AS ${q}`;
+      return `${q}.${col}`;
     }
-    return this.expr(g, scope, false).sql;
-  }
-
-  private orderItem(o: OrderItem, scope: Scope, allowPosition: boolean): string {
-    let sql: string;
-    const alias = o.expr.kind === 'column' && o.expr.path.length === 1 ? scope.selectAliases?.get(o.expr.path[0]!.toLowerCase()) : undefined;
-    if (allowPosition && alias) sql = String(alias.index);
-    else if (allowPosition && o.expr.kind === 'literal' && o.expr.type === 'number' && /^\d+$/.test(o.expr.value)) sql = o.expr.value;
-    else sql = this.expr(o.expr, scope, true).sql;
-    // BigQuery puts NULLs first ascending and last descending.
-    const nulls = o.nulls ?? (o.desc ? 'last' : 'first');
-    return `${sql} ${o.desc ? 'DESC' : 'ASC'} NULLS ${nulls.toUpperCase()}`;
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // FROM
-
-  private from(from: From, env: CteEnv, scope: Scope): { sql: string; filters: string[] } {
-    let sql = '';
-    const filters: string[] = [];
-    const add = (factor: TableFactor, type: string, on: Expr | undefined, using: string[] | undefined) => {
-      if (factor.kind === 'unnest') {
-        sql = this.unnest(factor, type, on, sql, scope, filters);
-        return;
-      }
-      const { sql: fsql, relation } = this.factor(factor, env);
-      if (scope.relations.some((r) => r.q === relation.q)) {
-        throw new QuarryError('INVALID_QUERY', `Duplicate table alias ${factor.alias ?? (factor.kind === 'table' ? factor.name : '')}`);
-      }
-      scope.relations.push(relation);
-      if (!sql) {
-        sql = fsql;
-        return;
-      }
-      if (type === 'cross') sql += ` CROSS JOIN ${fsql}`;
-      else {
-        const kw = { inner: 'JOIN', left: 'LEFT JOIN', right: 'RIGHT JOIN', full: 'FULL JOIN' }[type];
-        if (using) sql += ` ${kw} ${fsql} USING (${using.map(quoteIdent).join(', ')})`;
-        else sql += ` ${kw} ${fsql} ON ${on ? this.expr(on, scope, false).sql : 'TRUE'}`;
-      }
-    };
-    add(from.first, 'cross', undefined, undefined);
-    for (const j of from.joins) add(j.table, j.type, j.on, j.using);
-    return { sql, filters };
-  }
-
-  private factor(f: Exclude<TableFactor, { kind: 'unnest' }>, env: CteEnv): { sql: string; relation: Relation } {
-    if (f.kind === 'derived') {
-      const out = this.query(f.query, env, undefined);
-      const alias = f.alias ?? this.fresh('d');
-      const q = quoteIdent(alias);
-      return { sql: `(${out.sql}) AS ${q}`, relation: { names: [alias.toLowerCase()], q, columns: out.columns, physical: false } };
+    if (state.relations.length === 1) {
+      const rel = state.relations[0]!;
+      state.sql = `(SELECT ${rel}.*, unnest(${list}) AS ${col} FROM ${state.sql}) AS ${rel}`;
+      return `${rel}.${col}`;
     }
-    const names = f.alias ? [f.alias.toLowerCase()] : [f.name.toLowerCase(), f.name.split('.').at(-1)!.toLowerCase()];
-    const q = quoteIdent(f.alias ?? f.name);
-    const cte = env.get(f.name.toLowerCase());
-    if (cte) return { sql: `${cte.q} AS ${q}`, relation: { names, q, columns: cte.columns, physical: false } };
-    const source = this.catalog.sourceByName(f.name);
-    if (!source) throw new QuarryError('QUERY_NOT_ALLOWED', `can't find source ${f.name}`);
-    const columns = Object.entries(source.schema.columns).map(([name, t]) => ({ name, type: fromFieldType(t) }));
-    return { sql: `${quoteIdent(source.table)} AS ${q}`, relation: { names, q, columns, physical: true } };
+    throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
   }
-
-  private unnest(
-    f: Extract<TableFactor, { kind: 'unnest' }>,
-    joinType: string,
-    on: Expr | undefined,
-    left: string,
-    scope: Scope,
-    filters: string[],
-  ): string {
-    const alias = (f.alias ?? this.fresh('u')).toLowerCase();
-    const keepEmpty = joinType === 'left';
-    if (joinType === 'right' || joinType === 'full') throw new QuarryError('QUERY_NOT_ALLOWED', 'RIGHT and FULL joins with UNNEST are not supported');
-    const onTrue = on === undefined || (on.kind === 'literal' && on.type === 'bool' && on.value);
-    if (!onTrue && keepEmpty) throw new QuarryError('QUERY_NOT_ALLOWED', 'LEFT JOIN UNNEST supports only ON TRUE');
-    const arr = this.expr(f.expr, scope, false);
-    let result: string;
-    if (arr.type.k === 'record' || arr.type.k === 'missing') {
-      // A record is one object per row: the alias simply names it.
-      scope.values.push({ name: alias, sql: arr.sql, type: arr.type });
-      result = left;
-    } else if (arr.type.k === 'scalar') {
-      throw new QuarryError('INVALID_QUERY', `UNNEST expects an array, got a ${arr.type.t.toUpperCase()} value`);
-    } else {
-      const element = arr.type.k === 'list' ? arr.type.element : unknownType;
-      const list = keepEmpty ? `CASE WHEN len(${arr.sql}) > 0 THEN ${arr.sql} ELSE [NULL] END` : arr.sql;
-      const col = this.fresh('u');
-      if (scope.relations.length === 0 && !left) {
-        // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
-        const name = this.fresh('t');
-        const q = quoteIdent(name);
-        scope.relations.push({ names: [], q, columns: [{ name: col, type: element }], physical: false });
-        scope.values.push({ name: alias, sql: `${q}.${quoteIdent(col)}`, type: element });
-        result = `(SELECT unnest(${list}) AS ${quoteIdent(col)}) AS ${q}`;
-      } else if (scope.relations.length === 1) {
-        const rel = scope.relations[0]!;
-        scope.values.push({ name: alias, sql: `${rel.q}.${quoteIdent(col)}`, type: element });
-        result = `(SELECT ${rel.q}.*, unnest(${list}) AS ${quoteIdent(col)} FROM ${left}) AS ${rel.q}`;
-      } else {
-        throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
-      }
-    }
-    // JOIN UNNEST(...) ON cond: the condition filters the unnested rows.
-    if (!onTrue) filters.push(this.expr(on!, scope, false).sql);
-    return result;
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Expressions
-
-  expr(e: Expr, scope: Scope, aliasesFirst: boolean): Typed {
-    const sub = (x: Expr) => this.expr(x, scope, aliasesFirst);
-    switch (e.kind) {
-      case 'column':
-        return resolveColumn(e.path, scope, this.ctx, aliasesFirst);
-      case 'param':
-        this.params.add(e.name);
-        return { sql: `$${e.name}`, type: scalar('string') };
-      case 'literal':
-        switch (e.type) {
-          case 'string':
-            return { sql: stringLiteral(e.value), type: scalar('string') };
-          case 'number':
-            if (!/^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(e.value)) throw new QuarryError('INVALID_QUERY', `Invalid number ${e.value}`);
-            return /^\d+$/.test(e.value)
-              ? { sql: BigInt(e.value) > 2147483647n ? `CAST(${e.value} AS BIGINT)` : e.value, type: scalar('int') }
-              : { sql: e.value, type: scalar('float') };
-          case 'bool':
-            return { sql: e.value ? 'TRUE' : 'FALSE', type: scalar('bool') };
-          case 'null':
-            return { sql: 'NULL', type: unknownType };
-        }
-        break;
-      case 'interval':
-        return { sql: intervalOf(sub(e.value).sql, e.unit), type: scalar('interval') };
-      case 'datepart':
-        throw new QuarryError('INVALID_QUERY', `Date part ${e.part.toUpperCase()} is only allowed as a function argument`);
-      case 'binary':
-        return this.binary(e.op, sub(e.left), sub(e.right));
-      case 'distinctFrom':
-        return { sql: `(${sub(e.left).sql} IS ${e.negated ? 'NOT ' : ''}DISTINCT FROM ${sub(e.right).sql})`, type: scalar('bool') };
-      case 'unary': {
-        const x = sub(e.expr);
-        if (e.op === 'not') return { sql: `(NOT ${x.sql})`, type: scalar('bool') };
-        return { sql: `(${e.op}${x.sql})`, type: x.type };
-      }
-      case 'func':
-        return this.func(e, scope, aliasesFirst);
-      case 'cast':
-        return this.cast(sub(e.expr), e.to, e.safe);
-      case 'case': {
-        const parts = ['CASE'];
-        if (e.operand) parts.push(sub(e.operand).sql);
-        let type: VType = unknownType;
-        for (const w of e.whens) {
-          const then = sub(w.result);
-          if (type.k === 'unknown') type = then.type;
-          parts.push(`WHEN ${sub(w.when).sql} THEN ${then.sql}`);
-        }
-        if (e.else) {
-          const other = sub(e.else);
-          if (type.k === 'unknown') type = other.type;
-          parts.push(`ELSE ${other.sql}`);
-        }
-        parts.push('END');
-        return { sql: `(${parts.join(' ')})`, type };
-      }
-      case 'isNull':
-        return { sql: `(${sub(e.expr).sql} IS ${e.negated ? 'NOT ' : ''}NULL)`, type: scalar('bool') };
-      case 'isBool':
-        return { sql: `(${sub(e.expr).sql} IS ${e.negated ? 'NOT ' : ''}${e.value ? 'TRUE' : 'FALSE'})`, type: scalar('bool') };
-      case 'inList': {
-        const x = sub(e.expr);
-        const list = e.list.map((i) => this.coerceTo(x, sub(i)));
-        return { sql: `(${x.sql} ${e.negated ? 'NOT ' : ''}IN (${list.join(', ')}))`, type: scalar('bool') };
-      }
-      case 'inUnnest': {
-        const x = sub(e.expr);
-        const a = sub(e.array);
-        const sql = `list_contains(${a.sql}, ${x.sql})`;
-        return { sql: e.negated ? `(NOT ${sql})` : sql, type: scalar('bool') };
-      }
-      case 'inQuery': {
-        const x = sub(e.expr);
-        const q = this.query(e.query, scope.ctes, scope);
-        return { sql: `(${x.sql} ${e.negated ? 'NOT ' : ''}IN (${q.sql}))`, type: scalar('bool') };
-      }
-      case 'between': {
-        const x = sub(e.expr);
-        return {
-          sql: `(${x.sql} ${e.negated ? 'NOT ' : ''}BETWEEN ${this.coerceTo(x, sub(e.low))} AND ${this.coerceTo(x, sub(e.high))})`,
-          type: scalar('bool'),
-        };
-      }
-      case 'like':
-        return { sql: `(${sub(e.expr).sql} ${e.negated ? 'NOT ' : ''}LIKE ${sub(e.pattern).sql})`, type: scalar('bool') };
-      case 'exists': {
-        const q = this.query(e.query, scope.ctes, scope);
-        return { sql: `(${e.negated ? 'NOT ' : ''}EXISTS (${q.sql}))`, type: scalar('bool') };
-      }
-      case 'subquery': {
-        const q = this.query(e.query, scope.ctes, scope);
-        if (q.columns.length !== 1) throw new QuarryError('INVALID_QUERY', 'A scalar subquery must return exactly one column');
-        return { sql: `(${q.sql})`, type: q.columns[0]!.type };
-      }
-      case 'array': {
-        const items = e.elements.map(sub);
-        return { sql: `[${items.map((i) => i.sql).join(', ')}]`, type: { k: 'list', element: items[0]?.type ?? unknownType } };
-      }
-      case 'index':
-        return this.index(sub(e.expr), e.index, e.mode, scope, aliasesFirst);
-      case 'field':
-        return walkFields(sub(e.expr), [e.name], [e.name], this.ctx);
-      case 'extract': {
-        const x = sub(e.expr);
-        if (e.part === 'dayofweek') return { sql: `(dayofweek(${x.sql}) + 1)`, type: scalar('int') };
-        if (e.part === 'week') return { sql: `CAST(floor((dayofyear(${x.sql}) + 6 - dayofweek(${x.sql})) / 7) AS BIGINT)`, type: scalar('int') };
-        return { sql: `extract(${duckPart(e.part)} FROM ${x.sql})`, type: scalar('int') };
-      }
-    }
-    throw new QuarryError('INVALID_QUERY', 'Unsupported expression');
-  }
-
-  /** A comparison's other side, turned into a TIMESTAMP when it is a string compared to one. */
-  private coerceTo(target: Typed, other: Typed): string {
-    if (target.type.k === 'scalar' && target.type.t === 'timestamp' && other.type.k === 'scalar' && other.type.t === 'string') {
-      return stringToTimestamp(other.sql);
-    }
-    return other.sql;
-  }
-
-  private binary(op: string, l: Typed, r: Typed): Typed {
-    switch (op) {
-      case 'and':
-      case 'or':
-        return { sql: `(${l.sql} ${op.toUpperCase()} ${r.sql})`, type: scalar('bool') };
-      case '=':
-      case '!=':
-      case '<':
-      case '<=':
-      case '>':
-      case '>=':
-        return { sql: `(${this.coerceTo(r, l)} ${op === '!=' ? '<>' : op} ${this.coerceTo(l, r)})`, type: scalar('bool') };
-      case '||':
-        return { sql: `(${l.sql} || ${r.sql})`, type: scalar('string') };
-      case '/':
-        return { sql: `(${l.sql} / ${r.sql})`, type: scalar('float') };
-      case '+':
-      case '-': {
-        const isTime = (t: VType) => t.k === 'scalar' && (t.t === 'timestamp' || t.t === 'datetime' || t.t === 'date');
-        const type = isTime(l.type) ? l.type : isTime(r.type) ? r.type : numeric(l.type, r.type);
-        return { sql: `(${l.sql} ${op} ${r.sql})`, type };
-      }
-      case '*':
-      case '%':
-        return { sql: `(${l.sql} ${op} ${r.sql})`, type: numeric(l.type, r.type) };
-      case '&':
-      case '|':
-        return { sql: `(${l.sql} ${op} ${r.sql})`, type: scalar('int') };
-      case '^':
-        return { sql: `xor(${l.sql}, ${r.sql})`, type: scalar('int') };
-    }
-    throw new QuarryError('INVALID_QUERY', `Unsupported operator ${op}`);
-  }
-
-  private cast(x: Typed, to: string, safe: boolean): Typed {
-    const c = safe ? 'TRY_CAST' : 'CAST';
-    const fromString = x.type.k === 'scalar' && x.type.t === 'string';
-    switch (to) {
-      case 'string':
-        return { sql: `${c}(${x.sql} AS VARCHAR)`, type: scalar('string') };
-      case 'int64':
-        return { sql: `${c}(${x.sql} AS BIGINT)`, type: scalar('int') };
-      case 'float64':
-        return { sql: `${c}(${x.sql} AS DOUBLE)`, type: scalar('float') };
-      case 'numeric':
-        return { sql: `${c}(${x.sql} AS DECIMAL(38, 9))`, type: scalar('numeric') };
-      case 'bool':
-        return { sql: `${c}(${x.sql} AS BOOLEAN)`, type: scalar('bool') };
-      case 'timestamp':
-        return { sql: fromString ? stringToTimestamp(x.sql, safe) : `${c}(${x.sql} AS TIMESTAMP)`, type: scalar('timestamp') };
-      case 'datetime':
-        return { sql: `${c}(${x.sql} AS TIMESTAMP)`, type: scalar('datetime') };
-      case 'date':
-        return { sql: `${c}(${x.sql} AS DATE)`, type: scalar('date') };
-      case 'bytes':
-        return { sql: `${c}(${x.sql} AS BLOB)`, type: scalar('bytes') };
-    }
-    throw new QuarryError('INVALID_QUERY', `Unsupported cast to ${to}`);
-  }
-
-  private index(base: Typed, index: Expr, mode: string, scope: Scope, aliasesFirst: boolean): Typed {
-    const i = this.expr(index, scope, aliasesFirst);
-    const oneBased = mode === 'ordinal' || mode === 'safe_ordinal';
-    const literal = index.kind === 'literal' && index.type === 'number' && /^\d+$/.test(index.value) ? Number(index.value) : undefined;
-    if (base.type.k === 'record' || base.type.k === 'missing') {
-      // A record is a one-element array: [OFFSET(0)] / [ORDINAL(1)] is the record itself.
-      if (literal === (oneBased ? 1 : 0)) return base;
-      return { sql: `CASE WHEN ${i.sql} = ${oneBased ? 1 : 0} THEN ${base.sql} END`, type: base.type };
-    }
-    if (base.type.k === 'scalar') throw new QuarryError('INVALID_QUERY', `Cannot index a ${base.type.t.toUpperCase()} value`);
-    const element = base.type.k === 'list' ? base.type.element : unknownType;
-    if (literal !== undefined) return { sql: `${wrapIndexBase(base.sql)}[${oneBased ? literal : literal + 1}]`, type: element };
-    const pos = oneBased ? i.sql : `(${i.sql} + 1)`;
-    return { sql: `CASE WHEN ${pos} >= 1 THEN ${wrapIndexBase(base.sql)}[${pos}] END`, type: element };
-  }
-
-  private func(call: FuncCall, scope: Scope, aliasesFirst: boolean): Typed {
-    const transform = Object.hasOwn(functionTransforms, call.name) ? functionTransforms[call.name] : undefined;
-    if (!transform) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${call.name}`);
-    return transform(call, {
-      arg: (x: Expr) => this.expr(x, scope, aliasesFirst),
-      over: (c: FuncCall) => (c.over ? ` OVER (${this.window(c, scope)})` : ''),
-      innerOrder: (c: FuncCall) =>
-        c.orderBy && c.orderBy.length > 0 ? ` ORDER BY ${c.orderBy.map((o) => this.orderItem(o, scope, false)).join(', ')}` : '',
-    });
-  }
-
-  private window(call: FuncCall, scope: Scope): string {
-    const w = call.over!;
-    const parts: string[] = [];
-    if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.expr(p, scope, true).sql).join(', ')}`);
-    if (w.orderBy.length > 0) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o, scope, false)).join(', ')}`);
-    if (w.frame) parts.push(w.frame);
-    if (isAggregate(call.name) && call.distinct) throw new QuarryError('INVALID_QUERY', 'DISTINCT is not supported in window aggregates');
-    return parts.join(' ');
-  }
-}
-
-function numeric(a: VType, b: VType): VType {
-  const isInt = (t: VType) => t.k === 'scalar' && t.t === 'int';
-  return isInt(a) && isInt(b) ? scalar('int') : scalar('float');
-}
-
-function wrapIndexBase(sql: string): string {
-  return /^[\w"$.]+$/.test(sql) ? sql : `(${sql})`;
-}
-
-export function stringLiteral(value: string): string {
-  if (value.includes('\u0000')) throw new QuarryError('INVALID_QUERY', 'String literals may not contain NUL characters');
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
-/** Resolution scope for ORDER BY over a set operation: its output columns by name. */
-function outputScope(columns: Column[], outer: Scope | undefined, env: CteEnv): Scope {
-  const scope = new Scope(outer, env);
-  // ORDER BY over a set operation can only name output columns: emitted by position.
-  scope.selectAliases = new Map(columns.map((c, i) => [c.name.toLowerCase(), { index: i + 1, expr: { sql: String(i + 1), type: c.type } }]));
-  return scope;
 }

@@ -1,8 +1,7 @@
 /**
- * The DuckDB engine, assembled: one embedded database file holding the source tables (and, beside
- * them, the metadata tables, through `metadataConnection`).
+ * The DuckDB engine, assembled: one embedded database file holding the source tables and their
+ * schema catalogue. (The embedded metadata store has its own file: metadata/records.ts.)
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
 import { lockDownDuckDb } from './lockdown.ts';
@@ -18,8 +17,6 @@ export interface DuckDbEngineOptions {
 
 export interface DuckDbEngine extends Engine {
   readonly name: 'duckdb';
-  /** A connection for the metadata repositories, which live in the same database. */
-  metadataConnection(): Promise<DuckDBConnection>;
 }
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
@@ -31,7 +28,6 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     storage: stored.storage,
     query,
     sources: stored.sources,
-    metadataConnection: () => db.connect(),
     async lockDown() {
       const conn = await db.connect();
       try {

@@ -132,7 +132,7 @@ export class DuckDbQueryRunner implements QueryEngine {
         result.columnTypes(),
         generated.columns.map((c) => c.type),
       );
-      return { rows, warnings: generated.warnings };
+      return { rows, columns: result.columnNames(), warnings: generated.warnings };
     } catch (e) {
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       throw mapDuckDbError(e);

@@ -60,7 +60,7 @@ describe('generated SQL', () => {
 
   test('the newest-first top-n is found on the narrow columns first, then read by rowid', () => {
     const edge = cteSql(gen().sql, 'edge_logs');
-    assert.match(edge, /WHERE "t"\."rowid" IN \(SELECT "t"\."rowid" FROM "src_edge" AS "t" WHERE .*"t"\."project" = \$project.* ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\) ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/);
+    assert.match(edge, /WHERE \("t"\."rowid" IN \(SELECT "t"\."rowid" AS "rowid" FROM "src_edge" AS "t" WHERE .*"t"\."project" = \$project.* ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)\) ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/);
     // Not for aggregates or filtered callers.
     assert.doesNotMatch(gen('select count(*) as n from edge_logs').sql, /rowid/);
     assert.doesNotMatch(gen("select id from edge_logs where id = 'x' limit 1").sql, /rowid/);

@@ -1,5 +1,6 @@
 /**
- * Tree rewrites that keep the meaning of a query but let DuckDB avoid sorting whole tables:
+ * Tree rewrites on the AST (before resolution) that keep the meaning of a query but let an engine
+ * avoid sorting whole tables; engine-neutral, applied for every engine:
  *
  * - When the final SELECT is a plain projection of one CTE (no WHERE, grouping, DISTINCT,
  *   aggregates or windows) with a constant LIMIT, and no other CTE reads that CTE, the LIMIT is
@@ -9,11 +10,26 @@
  *   final SELECT sorts itself, aggregates, or reads something else. (BigQuery gives such an
  *   inner ORDER BY no meaning either.)
  */
-import type { Expr, Query, Select } from '../../sql/ast.ts';
-import { functionSpec } from '../../sql/functions.ts';
-import { walkExpr, walkQuery } from '../../sql/walk.ts';
+import type { Expr, Query, Select } from './ast.ts';
+import { functionDef } from './functions.ts';
+import { walkExpr, walkQuery } from './walk.ts';
 
-export function optimiseForDuckDb(input: Query): Query {
+/**
+ * The row cap: a LIMIT the query gets, or lowers its own to (a non-constant LIMIT becomes
+ * `least(limit, cap)`).
+ */
+export function capRows(query: Query, maxRows: number): Query {
+  const max = Math.max(0, Math.floor(maxRows));
+  const cap: Expr = { kind: 'literal', type: 'number', value: String(max) };
+  if (!query.limit) return { ...query, limit: cap };
+  const own = query.limit;
+  if (own.kind === 'literal' && own.type === 'number' && /^\d+$/.test(own.value)) {
+    return Number(own.value) <= max ? query : { ...query, limit: cap };
+  }
+  return { ...query, limit: { kind: 'func', name: 'least', args: [own, cap] } };
+}
+
+export function optimise(input: Query): Query {
   const query = pruneUnusedCtes(input);
   if (query.with.length === 0) return query;
   const body = query.body.kind === 'select' ? query.body : undefined;
@@ -52,7 +68,7 @@ function plainProjectionSource(s: Select): string | undefined {
   for (const c of s.columns) {
     walkExpr(c.expr, {
       expr(e) {
-        if (e.kind === 'func' && (e.over || functionSpec(e.name)?.kind !== 'scalar')) aggregates = true;
+        if (e.kind === 'func' && (e.over || functionDef(e.name)?.kind !== 'scalar')) aggregates = true;
         if (e.kind === 'subquery' || e.kind === 'exists' || e.kind === 'inQuery') aggregates = true;
       },
     });
