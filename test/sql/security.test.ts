@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { logsAllSql } from '../../src/endpoints/supabase/index.ts';
-import { generateClickHouse } from '../../src/engines/clickhouse/generator.ts';
+import { generateClickHouse } from '../../src/engines/clickhouse/printer.ts';
 import { generateDuckDb } from '../../src/engines/duckdb/generator.ts';
 import { checkTranslatedSql, lockDownDuckDb } from '../../src/engines/duckdb/lockdown.ts';
 import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';

@@ -78,7 +78,8 @@ export async function openQueryTestEngine(name: EngineName, sources: SourceTable
     const events = (data[s.name] ?? []).map(storedEvent);
     if (events.length > 0) await storage.append([{ table: s.table, schema: s.schema, events }]);
   }
-  const query = new ClickHouseQueryRunner({ client: conn.reader, killer: conn.client, database });
+  const query = new ClickHouseQueryRunner({ readers: conn.readers, killer: conn.client, database });
+  await query.warm();
   return {
     name,
     query,

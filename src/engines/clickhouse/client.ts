@@ -14,16 +14,20 @@ export interface ClickHouseConnectOptions {
   user?: string;
   password?: string;
   database: string;
+  /** chDB sessions for caller queries (default 4: QUERY_MAX_CONCURRENCY's default). */
+  readers?: number;
 }
 
 export interface ClickHouseConnection {
   /** Storage and catalogue statements. */
   readonly client: ClickHouseClient;
   /**
-   * Caller queries. On chDB a session of its own (settings given to the client become session
-   * settings there, so queries and ingest never share them); on a server the same client.
+   * Caller queries. On chDB sessions of their own (settings given to the client become session
+   * settings there, so queries and ingest never share them, and a session runs one statement at a
+   * time, so each running query gets one); on a server the same client.
    */
   readonly reader: ClickHouseClient;
+  readonly readers: readonly ClickHouseClient[];
   readonly database: string;
   /** True on embedded chDB (one process, no users or profiles). */
   readonly embedded: boolean;
@@ -89,14 +93,15 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     await client.close().catch(() => undefined);
     throw e;
   }
-  const reader = embedded ? chdbClient() : client;
+  const readers = embedded ? Array.from({ length: options.readers ?? 4 }, chdbClient) : [client];
   return {
     client,
-    reader,
+    reader: readers[0] as ClickHouseClient,
+    readers,
     database: options.database,
     embedded,
     async close() {
-      if (reader !== client) await reader.close();
+      for (const r of readers) if (r !== client) await r.close();
       await client.close();
     },
   };

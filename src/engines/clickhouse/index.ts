@@ -30,11 +30,12 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     const sources = new SourceTables(storage, await SchemaCatalog.load(repository));
     await sources.reconcile();
     const query = new ClickHouseQueryRunner({
-      client: connection.reader,
+      readers: connection.readers,
       killer: connection.client,
       database: connection.database,
       ...(options.maxMemoryBytes ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
     });
+    await query.warm();
     return {
       name: 'clickhouse',
       database: connection.database,

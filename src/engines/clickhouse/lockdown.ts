@@ -16,6 +16,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { QuarryError } from '../../errors.ts';
 import { Lru } from '../../sql/lru.ts';
+import { emittedFunctions } from './printer.ts';
 
 export interface QuerySettings {
   timeoutMs: number;
@@ -48,26 +49,6 @@ export function querySettings(s: QuerySettings): string {
   settings.push(['readonly', 1]);
   return ` SETTINGS ${settings.map(([k, v]) => `${k} = ${v}`).join(', ')}`;
 }
-
-/** Functions (and operators, as ClickHouse names them) the generator emits; anything else is refused. */
-const emittedFunctions = new Set(
-  `and or not equals notEquals less lessOrEquals greater greaterOrEquals plus minus multiply divide modulo negate
-  concat like notLike in notIn has isNull isNotNull isNotDistinctFrom if multiIf ifNull coalesce nullIf assumeNotNull
-  CAST _CAST accurateCastOrNull caseWithExpression toTimeZone toDecimal128 arrayFilter arraySort arrayReverseSort toFloat64OrZero toInt64 toUInt64 toFloat64 toString toBool toDate32 toDateTime64 toNullable
-  bitAnd bitOr bitXor array tuple tupleElement arrayElement arrayElementOrNull arrayJoin arrayResize arrayMap arraySlice range empty notEmpty length
-  JSONAllPaths JSONType JSONExtractString JSONExtractRaw
-  match regexpExtract replaceRegexpAll replaceRegexpOne startsWith endsWith lowerUTF8 upperUTF8 lengthUTF8 positionUTF8 substringUTF8
-  splitByString trimBoth trimLeft trimRight trim replaceAll greatest least abs round sign floor ceil trunc sqrt pow intDiv
-  lambda throwIf now64 toStartOfInterval toStartOfDay toStartOfWeek toStartOfMonth toStartOfQuarter toStartOfYear
-  toIntervalMicrosecond toIntervalMillisecond toIntervalSecond toIntervalMinute toIntervalHour toIntervalDay toIntervalWeek
-  toIntervalMonth toIntervalQuarter toIntervalYear dateDiff formatDateTime parseDateTime64BestEffort parseDateTime64BestEffortOrNull
-  toUnixTimestamp64Micro fromUnixTimestamp64Micro toMicrosecond toSecond toMinute toHour toDayOfMonth toDayOfWeek toDayOfYear
-  toWeek toMonth toQuarter toYear
-  count countIf countDistinct sum avg min max any stddevSamp varSamp groupArray groupUniqArray arrayStringConcat quantilesExactLow
-  row_number rank dense_rank percent_rank cume_dist ntile lagInFrame leadInFrame first_value last_value exists`
-    .split(/\s+/)
-    .filter((f) => f !== ''),
-);
 
 export interface TranslatedCheck {
   /** The database holding Quarry's tables. */

@@ -14,11 +14,12 @@ import { walkQuery } from '../../sql/walk.ts';
 import type { Catalog, SourceTable } from '../../storage/schema.ts';
 import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
 import { encodeRows } from './encode.ts';
-import { type GeneratedQuery, generateClickHouse } from './generator.ts';
+import { type GeneratedQuery, generateClickHouse } from './printer.ts';
 import { checkTranslatedSql, querySettings } from './lockdown.ts';
 
 export interface ClickHouseQueryRunnerOptions {
-  client: ClickHouseClient;
+  /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
+  readers: readonly ClickHouseClient[];
   /**
    * Stops queries that outlived their time limit (`KILL QUERY`). On chDB a query that reported its
    * timeout may still run on in the background, so another session stops it.
@@ -74,10 +75,46 @@ function translate(query: PreparedQuery, database: string, maxRows: number | und
 const ABORT_GRACE_MS = 2000;
 
 export class ClickHouseQueryRunner implements QueryEngine {
-  constructor(private readonly options: ClickHouseQueryRunnerOptions) {}
+  /** Queries running on each reader. */
+  private readonly busy: number[];
+
+  constructor(private readonly options: ClickHouseQueryRunnerOptions) {
+    this.busy = options.readers.map(() => 0);
+  }
+
+  /** The least busy reader; it stays counted until `done` (a timed-out query until it has stopped). */
+  private acquire(): { client: ClickHouseClient; done(): void } {
+    let best = 0;
+    for (let i = 1; i < this.busy.length; i++) if ((this.busy[i] as number) < (this.busy[best] as number)) best = i;
+    this.busy[best] = (this.busy[best] as number) + 1;
+    let released = false;
+    return {
+      client: this.options.readers[best] as ClickHouseClient,
+      done: () => {
+        if (released) return;
+        released = true;
+        this.busy[best] = (this.busy[best] as number) - 1;
+      },
+    };
+  }
 
   async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
-    const { client, database } = this.options;
+    const reader = this.acquire();
+    try {
+      return await this.runOn(reader, query, params, options);
+    } finally {
+      reader.done();
+    }
+  }
+
+  private async runOn(
+    reader: { client: ClickHouseClient; done(): void },
+    query: PreparedQuery,
+    params: Record<string, string | null | undefined>,
+    options: RunOptions,
+  ): Promise<QueryResult> {
+    const { database } = this.options;
+    const client = reader.client;
     const translation = translate(query, database, options.maxRows);
     const generated = translation.generated;
     const started = Date.now();
@@ -112,11 +149,25 @@ export class ClickHouseQueryRunner implements QueryEngine {
       const mapped = abort.signal.aborted
         ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
         : mapClickHouseError(e, options.timeoutMs);
-      if (mapped.code === 'QUERY_TIMEOUT') this.kill(marker);
+      if (mapped.code === 'QUERY_TIMEOUT') {
+        // A timed-out statement may still run on (chDB reports the timeout before it stops): it is
+        // killed, and its reader counts as busy until the kill has been issued.
+        const release = this.acquireSame(reader);
+        void this.killWhere(`= '${marker}'`).finally(release);
+      }
       throw mapped;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Counts the reader of `reader` busy once more; returns the release. */
+  private acquireSame(reader: { client: ClickHouseClient }): () => void {
+    const i = this.options.readers.indexOf(reader.client);
+    this.busy[i] = (this.busy[i] as number) + 1;
+    return () => {
+      this.busy[i] = (this.busy[i] as number) - 1;
+    };
   }
 
   /** Stops every query this runner started that is still running (shutdown). */
@@ -124,19 +175,30 @@ export class ClickHouseQueryRunner implements QueryEngine {
     await this.killWhere("LIKE 'quarry:%'");
   }
 
-  private kill(marker: string): void {
-    void this.killWhere(`= '${marker}'`);
-  }
-
+  /** ASYNC: on chDB a query that reported its timeout can stay listed, and SYNC would wait for it forever. */
   private async killWhere(condition: string): Promise<void> {
     const killer = this.options.killer;
     if (!killer) return;
     await killer.command({ query: `KILL QUERY WHERE Settings['log_comment'] ${condition} ASYNC` }).catch(() => undefined);
   }
 
+  /**
+   * Runs a first statement on every reader: a chDB session's first query costs a few hundred
+   * milliseconds, which would otherwise land on some caller's time limit.
+   */
+  async warm(): Promise<void> {
+    for (const client of this.options.readers) {
+      const r = await client.query({ query: 'SELECT explain FROM (EXPLAIN AST SELECT 1)', format: 'JSONEachRow' });
+      await r.json();
+      const q = await client.query({ query: `SELECT 1 AS one${querySettings({ timeoutMs: 10_000, maxRows: 1, maxMemoryBytes: 0 })}`, format: 'JSONEachRow' });
+      await q.json();
+    }
+  }
+
   /** Checks that a query can run without running it: ClickHouse analyses it (types included) for EXPLAIN. */
   async check(query: PreparedQuery): Promise<void> {
-    const { client, database } = this.options;
+    const { database } = this.options;
+    const client = this.options.readers[0] as ClickHouseClient;
     const generated = generateClickHouse(query.ast, { catalog: query.catalog, database, strictSourceColumns: true });
     const params: Record<string, null> = {};
     for (const name of generated.params) params[name] = null;
