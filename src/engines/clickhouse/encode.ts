@@ -41,6 +41,9 @@ export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue
         obj[k] = member;
         any = true;
       }
+      // A STRUCT value is an object; a record nested in an event is BigQuery's one-element
+      // REPEATED RECORD, an array (an absent one, an empty sub-object here, is NULL).
+      if (type.value) return obj;
       if (!any) return null;
       return inList ? obj : [obj];
     }

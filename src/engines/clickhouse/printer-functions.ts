@@ -103,7 +103,6 @@ function strftime(call: RFunc, i: number): string {
 }
 
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
-const no = (why: string): Translation => ({ unsupported: why });
 const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
 const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
 const float = (name: string): Translation => t([name, 'toFloat64'], (_c, args) => `${name}(${args.map((a) => `toFloat64(${a.sql})`).join(', ')})`);
@@ -182,6 +181,15 @@ function hash(name: string): Translation {
 
 const isInt = (type: VType) => isScalar(type, 'int');
 
+const CODEPOINT = ['multiIf', 'empty', 'reinterpretAsUInt8', 'substring', 'bitAnd', 'less', 'plus', 'multiply'];
+
+/** The code point of the first character (0 for ''), decoded from its UTF-8 bytes. */
+function codepoint(s: string): string {
+  const b = (i: number) => `reinterpretAsUInt8(substring(${s}, ${i}, 1))`;
+  const low = (i: number) => `bitAnd(${b(i)}, 63)`;
+  return `multiIf(empty(${s}), 0, ${b(1)} < 128, ${b(1)}, ${b(1)} < 224, bitAnd(${b(1)}, 31) * 64 + ${low(2)}, ${b(1)} < 240, bitAnd(${b(1)}, 15) * 4096 + ${low(2)} * 64 + ${low(3)}, bitAnd(${b(1)}, 7) * 262144 + ${low(2)} * 4096 + ${low(3)} * 64 + ${low(4)})`;
+}
+
 export const clickHouseFunctions: FunctionTable = {
   regexp_contains: t(['match'], (_c, [s, re]) => `match(${s!.sql}, ${re!.sql})`),
   regexp_extract: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
@@ -210,8 +218,8 @@ export const clickHouseFunctions: FunctionTable = {
   ltrim: t(['trimLeft', 'trim'], (_c, [s, chars]) => (chars ? `trim(LEADING ${chars.sql} FROM ${s!.sql})` : `trimLeft(${s!.sql})`)),
   rtrim: t(['trimRight', 'trim'], (_c, [s, chars]) => (chars ? `trim(TRAILING ${chars.sql} FROM ${s!.sql})` : `trimRight(${s!.sql})`)),
   replace: simple('replaceAll'),
-  ascii: t(['if', 'unicode', 'empty'], (_c, [x]) => `if(empty(${x!.sql}), 0, unicode(${x!.sql}))`),
-  unicode: t(['if', 'unicode', 'empty'], (_c, [x]) => `if(empty(${x!.sql}), 0, unicode(${x!.sql}))`),
+  ascii: t(CODEPOINT, (_c, [x]) => codepoint(x!.sql)),
+  unicode: t(CODEPOINT, (_c, [x]) => codepoint(x!.sql)),
   chr: t(['char', 'toUInt32'], (_c, [x]) => `char(toUInt32(${x!.sql}))`),
   left: t(['leftUTF8'], (_c, [x, n]) => `leftUTF8(${x!.sql}, ${n!.sql})`),
   right: t(['rightUTF8'], (_c, [x, n]) => `rightUTF8(${x!.sql}, ${n!.sql})`),
@@ -423,7 +431,10 @@ export const clickHouseFunctions: FunctionTable = {
   lead: lagLead('leadInFrame'),
   first_value: valueWindow('first_value'),
   last_value: valueWindow('last_value'),
-  nth_value: no('NTH_VALUE has no ClickHouse equivalent with BigQuery frame semantics'),
+  nth_value: t(['nth_value'], (call, [x, n], ctx) => {
+    if (call.ignoreNulls) throw new QuarryError('QUERY_NOT_ALLOWED', 'NTH_VALUE ... IGNORE NULLS is not supported on the ClickHouse engine');
+    return `nth_value(${x!.sql}, ${n!.sql})${ctx.over(call)}`;
+  }),
   percentile_cont: t(['quantileExactInclusive', 'toFloat64'], (call, [x, p], ctx) => `quantileExactInclusive(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
   percentile_disc: t(['quantileExactLow', 'toFloat64'], (call, [x, p], ctx) => `quantileExactLow(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
 };

@@ -153,6 +153,19 @@ export class ClickHouseStorage implements StorageEngine {
     return n;
   }
 
+  /** Rows per table, from the active parts' row counts (no scan). */
+  async countRows(tables: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (tables.length === 0) return counts;
+    const result = await this.client.query({
+      query: `SELECT name, total_rows AS n FROM system.tables WHERE database = {db:String} AND has({tables:Array(String)}, name)`,
+      query_params: { db: this.dbName(), tables: [...tables] },
+      format: 'JSONEachRow',
+    });
+    for (const { name, n } of (await result.json()) as { name: string; n: number | string | null }[]) counts.set(name, Number(n ?? 0));
+    return counts;
+  }
+
   private dbName(): string {
     return this.db.slice(1, -1).replaceAll('\\`', '`').replaceAll('\\\\', '\\');
   }
