@@ -31,7 +31,9 @@ export interface QuerySettings {
 export function querySettings(s: QuerySettings): string {
   const settings: [string, string | number][] = [
     ['max_execution_time', Math.max(0.001, s.timeoutMs / 1000)],
-    ['timeout_overflow_mode', "'throw'"],
+    // 'break' stops the statement cleanly at the limit (the runner reports QUERY_TIMEOUT when the
+    // limit was reached); on chDB, 'throw' left the timed-out statement registered as running.
+    ['timeout_overflow_mode', "'break'"],
     ['max_result_rows', Math.max(1, s.maxRows)],
     ['result_overflow_mode', "'break'"],
     ['join_use_nulls', 1],

@@ -117,7 +117,6 @@ export class ClickHouseQueryRunner implements QueryEngine {
     const client = reader.client;
     const translation = translate(query, database, options.maxRows);
     const generated = translation.generated;
-    const started = Date.now();
     if (this.options.verifyTranslation !== false) {
       await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes });
     }
@@ -126,7 +125,9 @@ export class ClickHouseQueryRunner implements QueryEngine {
       const v = params[name];
       values[name] = typeof v === 'string' ? v : null;
     }
-    const remaining = Math.max(1, options.timeoutMs - (Date.now() - started));
+    // The time limit is the statement's: the parse-tree check (once per SQL text) is not counted.
+    const remaining = options.timeoutMs;
+    const running = Date.now();
     const marker = `quarry:${randomUUID()}`;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), remaining + ABORT_GRACE_MS);
@@ -139,6 +140,11 @@ export class ClickHouseQueryRunner implements QueryEngine {
         abort_signal: abort.signal,
       });
       const raw = (await result.json()) as Record<string, JsonValue>[];
+      // The statement stopped at max_execution_time with what it had (timeout_overflow_mode
+      // 'break'): that is a time-out, not an answer.
+      if (Date.now() - running >= options.timeoutMs) {
+        throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
+      }
       const rows = encodeRows(
         raw.length > options.maxRows ? raw.slice(0, options.maxRows) : raw,
         generated.columns.map((c) => c.name),
@@ -149,9 +155,9 @@ export class ClickHouseQueryRunner implements QueryEngine {
       const mapped = abort.signal.aborted
         ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
         : mapClickHouseError(e, options.timeoutMs);
-      if (mapped.code === 'QUERY_TIMEOUT') {
-        // A timed-out statement may still run on (chDB reports the timeout before it stops): it is
-        // killed, and its reader counts as busy until the kill has been issued.
+      if (mapped.code === 'QUERY_TIMEOUT' && abort.signal.aborted) {
+        // The client gave up waiting (the server did not stop it): it is killed, and its reader
+        // counts as busy until the kill has been issued.
         const release = this.acquireSame(reader);
         void this.killWhere(`= '${marker}'`).finally(release);
       }
