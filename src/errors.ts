@@ -15,7 +15,11 @@ export type ErrorCode =
   | 'QUERY_NOT_ALLOWED'
   | 'INVALID_QUERY'
   | 'QUERY_TIMEOUT'
+  | 'REQUEST_TIMEOUT'
+  | 'RESULT_TOO_LARGE'
   | 'OVERLOADED'
+  | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
 const defaultStatus: Record<ErrorCode, number> = {
@@ -31,7 +35,11 @@ const defaultStatus: Record<ErrorCode, number> = {
   QUERY_NOT_ALLOWED: 400,
   INVALID_QUERY: 400,
   QUERY_TIMEOUT: 504,
+  REQUEST_TIMEOUT: 408,
+  RESULT_TOO_LARGE: 400,
   OVERLOADED: 503,
+  UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };
 

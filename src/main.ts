@@ -1,8 +1,24 @@
 /**
  * `npm start`: runs the service with the environment's configuration until SIGTERM/SIGINT.
  */
-import { generatedTokenPath, loadConfig } from './config.ts';
+import { statfs } from 'node:fs/promises';
+import { type Config, generatedTokenPath, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
+import { isDiskFull } from './storage/disk-full.ts';
+
+/** Below this much free space under DATA_DIR, start-up warns that ingest will soon answer 507. */
+const LOW_SPACE_BYTES = 64 * 1024 * 1024;
+
+async function warnIfDiskFull(config: Config): Promise<void> {
+  const s = await statfs(config.dataDir).catch(() => undefined);
+  if (s === undefined) return;
+  const free = s.bavail * s.bsize;
+  if (free >= LOW_SPACE_BYTES) return;
+  console.error(
+    `WARNING: the disk holding ${config.dataDir} is ${free < 1024 * 1024 ? 'full' : 'almost full'} (${Math.floor(free / 1024)} KiB free). ` +
+      'Queries work, but ingest answers 507 INSUFFICIENT_STORAGE while the disk is full; free some space (no restart is needed).',
+  );
+}
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -12,7 +28,20 @@ async function main(): Promise<void> {
     console.error(`Quarry cannot start: ${(e as Error).message}`);
     process.exit(1);
   }
-  const server = await startServer(config);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config);
+  } catch (e) {
+    if (isDiskFull(e) && !(e instanceof Error && e.name === 'StartupError')) {
+      console.error(
+        `Quarry failed to start: the disk holding ${config.dataDir} is full (${e instanceof Error ? e.message.split('\n')[0] : String(e)}). ` +
+          'Free some space on that disk, then start again; nothing was changed or deleted.',
+      );
+      process.exit(1);
+    }
+    throw e;
+  }
+  await warnIfDiskFull(config);
   const lines = [`Quarry is listening on ${server.url} (data in ${config.dataDir})`];
   if (server.generatedPrivateToken) {
     lines.push(
@@ -25,7 +54,7 @@ async function main(): Promise<void> {
   }
   lines.push(
     '',
-    `Explore: open ${server.url}/ in a browser and sign in with the private access token`,
+    `Explore: open ${server.url}/ in a browser and sign in with ${server.generatedPrivateToken ? 'the token above' : 'your private access token'}`,
     `Try:     curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`,
   );
   console.log(lines.join('\n'));

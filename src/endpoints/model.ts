@@ -4,6 +4,7 @@
  * service.ts, where the SQL layer is at hand.
  */
 import { QuarryError } from '../errors.ts';
+import type { ParamSpec } from './typed-params.ts';
 
 export type EndpointLanguage = 'bq_sql';
 
@@ -27,6 +28,8 @@ export interface Endpoint {
   redact_pii: boolean;
   /** Free-form, comma separated `key=value` labels (kept for Logflare compatibility). */
   labels: string | null;
+  /** Typed parameters (typed-params.ts); null: every parameter binds as a string. */
+  params: ParamSpec[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -44,6 +47,7 @@ export interface EndpointInput {
   enable_auth?: boolean;
   redact_pii?: boolean;
   labels?: string | null;
+  params?: ParamSpec[] | null;
 }
 
 /** Settings of a new endpoint that the client left out. */
@@ -57,6 +61,7 @@ export const endpointDefaults = {
   enable_auth: true,
   redact_pii: false,
   labels: null,
+  params: null,
 } as const satisfies Omit<Endpoint, 'id' | 'name' | 'query' | 'created_at' | 'updated_at'>;
 
 export const MAX_LIMIT_CEILING = 10_000;
@@ -160,6 +165,7 @@ export const INPUT_KEYS = [
   'enable_auth',
   'redact_pii',
   'labels',
+  'params',
 ] as const satisfies readonly (keyof EndpointInput)[];
 
 /** Every field of an endpoint, in storage and API order. */

@@ -2,11 +2,13 @@
  * Request parameters of an endpoint run (docs/API.md §4): merged from the query string and a JSON
  * body, every declared `@param` bound as a string or NULL, and the reserved `sql` / `lql`.
  */
+import type { ParamValue } from '../engines/query-engine.ts';
 
 /** Parameters as they arrive: query string values (string or repeated → array) or JSON body values. */
 export type RawParams = Readonly<Record<string, unknown>>;
 
-export type BoundParams = Record<string, string | null>;
+/** Bound values: strings (untyped parameters) or typed values (an endpoint's typed parameters). */
+export type BoundParams = Record<string, ParamValue | null>;
 
 /** Parameter names that are never bound to a saved query's `@param`. */
 export const RESERVED_PARAMS: ReadonlySet<string> = new Set(['sql', 'lql']);

@@ -15,10 +15,11 @@ import {
   throwIfInvalid,
 } from './model.ts';
 import type { EndpointRepository } from '../metadata/endpoints.ts';
+import { checkParamSpecs, normaliseParamSpecs } from './typed-params.ts';
 
 export interface EndpointServiceOptions {
   repository: EndpointRepository;
-  backend: Pick<QueryBackend, 'validate'>;
+  backend: Pick<QueryBackend, 'validate' | 'inspect'>;
   /** Called after an endpoint changed or was deleted, before the call returns. */
   invalidate: (endpointId: string) => void;
   now?: () => Date;
@@ -26,7 +27,7 @@ export interface EndpointServiceOptions {
 
 export class EndpointService {
   readonly #repo: EndpointRepository;
-  readonly #backend: Pick<QueryBackend, 'validate'>;
+  readonly #backend: Pick<QueryBackend, 'validate' | 'inspect'>;
   readonly #invalidate: (endpointId: string) => void;
   readonly #now: () => Date;
 
@@ -48,7 +49,7 @@ export class EndpointService {
   }
 
   async create(input: EndpointInput): Promise<Endpoint> {
-    await this.#validate(input, false);
+    input = await this.#validate(input, false);
     const endpoint = newEndpoint(randomUUID(), input as EndpointInput & { name: string; query: string }, this.#stamp());
     return this.#repo.insert(endpoint);
   }
@@ -56,7 +57,7 @@ export class EndpointService {
   /** PUT: the endpoint becomes exactly `input`; settings left out return to their defaults. */
   async replace(id: string, input: EndpointInput): Promise<Endpoint> {
     const current = this.get(id);
-    await this.#validate(input, false);
+    input = await this.#validate(input, false);
     const next = applyPatch({ ...current, ...endpointDefaults }, input, this.#stamp());
     return this.#save(next);
   }
@@ -64,7 +65,7 @@ export class EndpointService {
   /** PATCH: only the fields given change. */
   async update(id: string, patch: EndpointInput): Promise<Endpoint> {
     const current = this.get(id);
-    await this.#validate(patch, true);
+    patch = await this.#validate(patch, true, current);
     return this.#save(applyPatch(current, patch, this.#stamp()));
   }
 
@@ -81,17 +82,34 @@ export class EndpointService {
     return saved;
   }
 
-  async #validate(input: EndpointInput, partial: boolean): Promise<void> {
+  /**
+   * Field rules, the query (parsed, validated, checked by the engine) and the typed parameters
+   * against the parameters the query uses (on a patch, the stored query and parameters stand in
+   * for those not given). Returns the input with its parameter list in stored form.
+   */
+  async #validate(input: EndpointInput, partial: boolean, current?: Endpoint): Promise<EndpointInput> {
     const fields = checkEndpointFields(input, partial);
+    let declared: readonly string[] | undefined;
     if (!fields.query && typeof input.query === 'string') {
       try {
-        await this.#backend.validate(input.query);
+        declared = (await this.#backend.validate(input.query)).params;
       } catch (e) {
         if (!isQuarryError(e) || e.code === 'INTERNAL') throw e;
         fields.query = [e.message];
       }
+    } else if (input.query === undefined && current) {
+      // The stored query may no longer validate (a source it reads was deleted): then only the
+      // parameter list's own rules are checked.
+      declared = await this.#backend.inspect(current.query).then(
+        (info) => info.params,
+        () => undefined,
+      );
     }
+    const params = input.params !== undefined ? input.params : current?.params;
+    Object.assign(fields, checkParamSpecs(params, declared));
     throwIfInvalid(fields);
+    if (!input.params) return input;
+    return { ...input, params: normaliseParamSpecs(input.params) };
   }
 
   #stamp(): string {

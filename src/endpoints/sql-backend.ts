@@ -2,7 +2,7 @@
  * QueryBackend over the real query side: the SQL layer validates and merges, the LQL compiler
  * turns `lql` into the same AST, and the engine runs the result.
  */
-import type { QueryEngine } from '../engines/query-engine.ts';
+import type { ParamValue, QueryEngine } from '../engines/query-engine.ts';
 import { QuarryError } from '../errors.ts';
 import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
 import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery, savedCteFieldTypes } from '../sql/index.ts';
@@ -32,7 +32,7 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
     },
 
     async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-      const params: Record<string, string | null> = { ...request.params };
+      const params: Record<string, ParamValue | null> = { ...request.params };
       let caller: SqlCaller | undefined;
       if (request.caller?.kind === 'sql') {
         caller = { sql: request.caller.text };
@@ -48,7 +48,11 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         sandboxable: request.sandboxable,
         ...(caller ? { caller } : {}),
       });
-      const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
+      const result = await engine.run(prepared, params, {
+        timeoutMs: request.timeoutMs,
+        maxRows: request.maxRows,
+        ...(request.maxBytes !== undefined ? { maxBytes: request.maxBytes } : {}),
+      });
       return result.columns ? { rows: result.rows, columns: result.columns, warnings: result.warnings } : { rows: result.rows, warnings: result.warnings };
     },
   };

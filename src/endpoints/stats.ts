@@ -66,7 +66,7 @@ class Ring {
     this.#slots = new Array(size);
   }
 
-  record(now: number, o: QueryObservation): void {
+  record(now: number, o: QueryObservation, slot: number): void {
     const start = now - (now % this.spanMs);
     const i = Math.floor(start / this.spanMs) % this.size;
     let b = this.#slots[i];
@@ -84,9 +84,8 @@ class Ring {
       else b.misses++;
       b.rows += o.rows;
     }
-    const ms = o.durationMs;
-    if (ms > b.maxMs) b.maxMs = ms;
-    b.durations[slotOf(ms)]!++;
+    if (o.durationMs > b.maxMs) b.maxMs = o.durationMs;
+    b.durations[slot]!++;
   }
 
   /** The buckets of the current period and the `size - 1` before it. */
@@ -194,8 +193,9 @@ export class EndpointStats {
       e = { since: now, hour: new Ring(60, 60_000), day: new Ring(24, 3_600_000), lastError: null };
       this.#byId.set(o.endpointId, e);
     }
-    e.hour.record(now, o);
-    e.day.record(now, o);
+    const slot = slotOf(o.durationMs);
+    e.hour.record(now, o, slot);
+    e.day.record(now, o, slot);
     if (o.error) {
       e.lastError = { code: o.error.code, status: o.error.status, message: o.error.message, at: new Date(now).toISOString() };
     }

@@ -18,6 +18,7 @@ import type { QueryObserver } from '../endpoints/observation.ts';
 import type { EndpointRunner } from '../endpoints/runner.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import type { EndpointStats } from '../endpoints/stats.ts';
+import { PARAM_TYPES, type ParamType, checkParamSpecs } from '../endpoints/typed-params.ts';
 import type { QuarryError } from '../errors.ts';
 import { endpointQueryRoutes } from './endpoint-query-routes.ts';
 import { endpointStatsRoutes } from './endpoint-stats-routes.ts';
@@ -52,10 +53,32 @@ const fieldDocs = {
   labels: Type.Union([Type.String(), Type.Null()], { description: 'Comma-separated `key=value` labels.' }),
 };
 
+const typeNames = Object.keys(PARAM_TYPES) as ParamType[];
+const paramsDescription =
+  'Typed parameters: each `@name` described here is checked against its type (400 naming it when a value does not fit), ' +
+  'takes its default when absent and is bound with its type. Parameters not described (and every parameter when null) bind as strings.';
+
+/** A typed parameter as stored and returned. */
+const ParamSpecSchema = Type.Object({
+  name: Type.String({ description: 'A parameter the query uses, without the `@`.' }),
+  type: Type.Unsafe<ParamType>({
+    type: 'string',
+    enum: typeNames,
+    description: typeNames.map((t) => `\`${t}\`: ${PARAM_TYPES[t]}`).join('; '),
+  }),
+  default: Type.Optional(
+    Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], { description: 'Bound when the request leaves the parameter out.' }),
+  ),
+  required: Type.Optional(Type.Boolean({ description: 'A request without it is a 400.' })),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  values: Type.Optional(Type.Array(Type.String(), { description: 'enum only: the allowed values.' })),
+});
+
 const EndpointSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     ...fieldDocs,
+    params: Type.Union([Type.Array(ParamSpecSchema), Type.Null()], { description: paramsDescription }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -64,7 +87,17 @@ const EndpointSchema = Type.Object(
 
 const { name, query, ...settings } = fieldDocs;
 const CreateBody = Type.Object(
-  { name, query, ...Type.Partial(Type.Object(settings)).properties },
+  {
+    name,
+    query,
+    ...Type.Partial(Type.Object(settings)).properties,
+    // Checked by the save-time rules, which name each bad setting (`params[2].type`), not by the schema.
+    params: Type.Optional(
+      Type.Unknown({
+        description: `${paramsDescription} A list of {name, type, default, required, description, values} (as in the Endpoint schema), or null.`,
+      }),
+    ),
+  },
   { description: 'Unknown fields (id, created_at, ...) are ignored.' },
 );
 const PatchBody = Type.Partial(CreateBody);
@@ -93,7 +126,8 @@ function bodyInvalid(req: FastifyRequest, partial: boolean): QuarryError {
   }
   const body = req.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [field, messages] of Object.entries(checkEndpointFields(body as EndpointInput, partial))) {
+    const own = { ...checkEndpointFields(body as EndpointInput, partial), ...checkParamSpecs((body as EndpointInput).params, undefined) };
+    for (const [field, messages] of Object.entries(own)) {
       fields[field] ??= [];
       for (const m of messages) if (!fields[field].includes(m)) fields[field].push(m);
     }
@@ -127,7 +161,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     },
     async (req, reply) => {
       if (req.validationError) throw bodyInvalid(req, false);
-      return reply.code(201).send(endpointFields(await service.create(req.body)));
+      return reply.code(201).send(endpointFields(await service.create(req.body as EndpointInput)));
     },
   );
 
@@ -159,7 +193,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     async (req) => {
       service.get(req.params.id);
       if (req.validationError) throw bodyInvalid(req, false);
-      return endpointFields(await service.replace(req.params.id, req.body));
+      return endpointFields(await service.replace(req.params.id, req.body as EndpointInput));
     },
   );
 
@@ -178,7 +212,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
     async (req) => {
       service.get(req.params.id);
       if (req.validationError) throw bodyInvalid(req, true);
-      return endpointFields(await service.update(req.params.id, req.body));
+      return endpointFields(await service.update(req.params.id, req.body as EndpointInput));
     },
   );
 

@@ -96,6 +96,10 @@ export function generateSql(query: Query, options: GenerateOptions, printer: Sql
   return { sql, params: printer.params(), columns: resolved.query.columns, warnings: [...resolved.warnings] };
 }
 
+function not(negated: boolean): string {
+  return negated ? 'NOT ' : '';
+}
+
 export abstract class SqlPrinter {
   abstract readonly capabilities: Capabilities;
   protected abstract readonly functions: FunctionTable;
@@ -313,8 +317,6 @@ export abstract class SqlPrinter {
   // Expressions
 
   expr(e: RExpr): string {
-    const p = (x: RExpr) => this.expr(x);
-    const not = (negated: boolean) => (negated ? 'NOT ' : '');
     switch (e.kind) {
       case 'column':
         return this.column(e);
@@ -339,55 +341,55 @@ export abstract class SqlPrinter {
         }
       }
       case 'interval':
-        return this.interval(p(e.value), e.unit);
+        return this.interval(this.expr(e.value), e.unit);
       case 'datepart':
         return this.datePart(e.part);
       case 'binary':
-        return this.binary(e.op, p(e.left), p(e.right));
+        return this.binary(e.op, this.expr(e.left), this.expr(e.right));
       case 'unary':
-        return e.op === 'not' ? `(NOT ${p(e.expr)})` : `(${e.op}${p(e.expr)})`;
+        return e.op === 'not' ? `(NOT ${this.expr(e.expr)})` : `(${e.op}${this.expr(e.expr)})`;
       case 'func':
         return this.func(e);
       case 'cast':
         return this.cast(this.printed(e.expr), e.to, e.safe);
       case 'case': {
         const parts = ['CASE'];
-        if (e.operand) parts.push(p(e.operand));
-        for (const w of e.whens) parts.push(`WHEN ${p(w.when)} THEN ${p(w.result)}`);
-        if (e.else) parts.push(`ELSE ${p(e.else)}`);
+        if (e.operand) parts.push(this.expr(e.operand));
+        for (const w of e.whens) parts.push(`WHEN ${this.expr(w.when)} THEN ${this.expr(w.result)}`);
+        if (e.else) parts.push(`ELSE ${this.expr(e.else)}`);
         parts.push('END');
         return `(${parts.join(' ')})`;
       }
       case 'isNull':
-        return `(${p(e.expr)} IS ${not(e.negated)}NULL)`;
+        return `(${this.expr(e.expr)} IS ${not(e.negated)}NULL)`;
       case 'isBool':
-        return `(${p(e.expr)} IS ${not(e.negated)}${e.value ? 'TRUE' : 'FALSE'})`;
+        return `(${this.expr(e.expr)} IS ${not(e.negated)}${e.value ? 'TRUE' : 'FALSE'})`;
       case 'distinctFrom':
-        return `(${p(e.left)} IS ${not(e.negated)}DISTINCT FROM ${p(e.right)})`;
+        return `(${this.expr(e.left)} IS ${not(e.negated)}DISTINCT FROM ${this.expr(e.right)})`;
       case 'inList':
-        return `(${p(e.expr)} ${not(e.negated)}IN (${e.list.map(p).join(', ')}))`;
+        return `(${this.expr(e.expr)} ${not(e.negated)}IN (${e.list.map((x) => this.expr(x)).join(', ')}))`;
       case 'inUnnest':
-        return this.inUnnest(p(e.expr), p(e.array), e.negated);
+        return this.inUnnest(this.expr(e.expr), this.expr(e.array), e.negated);
       case 'inQuery':
-        return `(${p(e.expr)} ${not(e.negated)}IN (${this.query(e.query)}))`;
+        return `(${this.expr(e.expr)} ${not(e.negated)}IN (${this.query(e.query)}))`;
       case 'between':
-        return `(${p(e.expr)} ${not(e.negated)}BETWEEN ${p(e.low)} AND ${p(e.high)})`;
+        return `(${this.expr(e.expr)} ${not(e.negated)}BETWEEN ${this.expr(e.low)} AND ${this.expr(e.high)})`;
       case 'like':
-        return `(${p(e.expr)} ${not(e.negated)}LIKE ${p(e.pattern)})`;
+        return `(${this.expr(e.expr)} ${not(e.negated)}LIKE ${this.expr(e.pattern)})`;
       case 'exists':
         return `(${not(e.negated)}EXISTS (${this.query(e.query)}))`;
       case 'subquery':
         return `(${this.query(e.query)})`;
       case 'array':
-        return this.arrayLiteral(e.elements.map(p));
+        return this.arrayLiteral(e.elements.map((x) => this.expr(x)));
       case 'struct':
-        return this.struct(e.fields.map((f) => ({ name: f.name, sql: p(f.value) })));
+        return this.struct(e.fields.map((f) => ({ name: f.name, sql: this.expr(f.value) })));
       case 'index':
-        return this.index(e, p(e.expr), p(e.index));
+        return this.index(e, this.expr(e.expr), this.expr(e.index));
       case 'field':
-        return this.fieldAccess(p(e.expr), e.name, false);
+        return this.fieldAccess(this.expr(e.expr), e.name, false);
       case 'extract':
-        return this.extract(e.part, p(e.expr));
+        return this.extract(e.part, this.expr(e.expr));
       case 'position':
         return String(e.index);
       case 'rowid':

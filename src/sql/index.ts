@@ -5,7 +5,7 @@
  *   prepareEndpointQuery({saved, caller})  per request; the result goes to an engine's run()
  */
 import { QuarryError } from '../errors.ts';
-import type { Catalog } from '../storage/schema.ts';
+import type { Catalog, SourceTable } from '../storage/schema.ts';
 import type { Query } from './ast.ts';
 import { Lru } from './lru.ts';
 import { parseSql } from './parse.ts';
@@ -140,14 +140,7 @@ function savedQuery(sql: string, catalog: Catalog): SavedQuery {
  * when the CTE, the column or the field is not known. LQL reads its filter values as these types.
  */
 export function savedCteFieldTypes(saved: string, catalog: Catalog): (cte: string, path: readonly string[]) => VType | undefined {
-  let ctes: ReadonlyMap<string, Resolved['query']['columns']>;
-  try {
-    const { query } = resolveQuery(savedQuery(saved, catalog).prepared.ast, { catalog });
-    ctes = new Map(query.with.map((c) => [c.name.toLowerCase(), c.query.columns]));
-  } catch {
-    // The saved query does not resolve as the catalogue stands: values keep their own form.
-    ctes = new Map();
-  }
+  const ctes = cteColumns(saved, catalog);
   return (cte, path) => {
     const columns = ctes.get(cte.toLowerCase());
     const head = path[0];
@@ -162,4 +155,27 @@ export function savedCteFieldTypes(saved: string, catalog: Catalog): (cte: strin
     }
     return type;
   };
+}
+
+type CteColumns = ReadonlyMap<string, Resolved['query']['columns']>;
+
+/** Per catalogue and saved text: the CTE columns, with the catalogue entries they were typed from. */
+const cteColumnsByText = new WeakMap<Catalog, Lru<string, { deps: [string, SourceTable | undefined][]; ctes: CteColumns }>>();
+
+/** The typed output columns of a saved query's CTEs, reused while its sources' catalogue entries are unchanged. */
+function cteColumns(saved: string, catalog: Catalog): CteColumns {
+  const memo = memoFor(cteColumnsByText, catalog);
+  const known = memo.get(saved);
+  if (known?.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) return known.ctes;
+  try {
+    const s = savedQuery(saved, catalog);
+    const deps = s.sources.map((name): [string, SourceTable | undefined] => [name, catalog.sourceByName(name)]);
+    const { query } = resolveQuery(s.prepared.ast, { catalog });
+    const ctes: CteColumns = new Map(query.with.map((c) => [c.name.toLowerCase(), c.query.columns]));
+    memo.set(saved, { deps, ctes });
+    return ctes;
+  } catch {
+    // The saved query does not resolve as the catalogue stands: values keep their own form.
+    return new Map();
+  }
 }

@@ -391,7 +391,6 @@ class Resolver {
     for (let i = 0; i < rest.length; i++) {
       const name = rest[i]!;
       const t = cur.type;
-      const where = () => fullPath.slice(0, fullPath.length - rest.length + i).join('.');
       switch (t.k) {
         case 'missing':
           this.warnings.add(fullPath.join('.'));
@@ -406,9 +405,9 @@ class Resolver {
           break;
         }
         case 'list':
-          throw new QuarryError('INVALID_QUERY', `Cannot access field ${name} on ${where()}, which is an array: UNNEST it first`);
+          throw new QuarryError('INVALID_QUERY', `Cannot access field ${name} on ${prefix(fullPath, rest, i)}, which is an array: UNNEST it first`);
         case 'scalar':
-          throw new QuarryError('INVALID_QUERY', `Cannot access field ${name} on ${where()}, which is a ${t.t.toUpperCase()} value`);
+          throw new QuarryError('INVALID_QUERY', `Cannot access field ${name} on ${prefix(fullPath, rest, i)}, which is a ${t.t.toUpperCase()} value`);
         case 'unknown':
           cur = fieldOf(cur, name, unknownType);
           break;
@@ -423,7 +422,6 @@ class Resolver {
   // Expressions
 
   expr(e: Expr, scope: Scope, aliasesFirst: boolean): RExpr {
-    const sub = (x: Expr) => this.expr(x, scope, aliasesFirst);
     switch (e.kind) {
       case 'column':
         return this.column(e.path, scope, aliasesFirst);
@@ -433,53 +431,53 @@ class Resolver {
         return literal(e);
       case 'interval': {
         if (!intervalUnits.has(e.unit)) throw new QuarryError('INVALID_QUERY', `INTERVAL does not support ${e.unit.toUpperCase()}`);
-        return freeze({ kind: 'interval', value: sub(e.value), unit: e.unit, type: T.interval });
+        return freeze({ kind: 'interval', value: this.expr(e.value, scope, aliasesFirst), unit: e.unit, type: T.interval });
       }
       case 'datepart':
         throw new QuarryError('INVALID_QUERY', `Date part ${e.part.toUpperCase()} is only allowed as a function argument`);
       case 'binary':
-        return binary(e.op, sub(e.left), sub(e.right));
+        return binary(e.op, this.expr(e.left, scope, aliasesFirst), this.expr(e.right, scope, aliasesFirst));
       case 'distinctFrom':
-        return freeze({ kind: 'distinctFrom', left: sub(e.left), right: sub(e.right), negated: e.negated, type: T.bool });
+        return freeze({ kind: 'distinctFrom', left: this.expr(e.left, scope, aliasesFirst), right: this.expr(e.right, scope, aliasesFirst), negated: e.negated, type: T.bool });
       case 'unary': {
-        const x = sub(e.expr);
+        const x = this.expr(e.expr, scope, aliasesFirst);
         return freeze({ kind: 'unary', op: e.op, expr: x, type: e.op === 'not' ? T.bool : x.type });
       }
       case 'func':
         return this.func(e, scope, aliasesFirst);
       case 'cast':
-        return freeze({ kind: 'cast', expr: sub(e.expr), to: e.to, safe: e.safe, implicit: false, type: castResult(e.to) });
+        return freeze({ kind: 'cast', expr: this.expr(e.expr, scope, aliasesFirst), to: e.to, safe: e.safe, implicit: false, type: castResult(e.to) });
       case 'case': {
-        const operand = e.operand ? sub(e.operand) : undefined;
+        const operand = e.operand ? this.expr(e.operand, scope, aliasesFirst) : undefined;
         let type: VType = unknownType;
         const whens = e.whens.map((w) => {
-          const when = sub(w.when);
-          const result = sub(w.result);
+          const when = this.expr(w.when, scope, aliasesFirst);
+          const result = this.expr(w.result, scope, aliasesFirst);
           if (type.k === 'unknown') type = result.type;
           return freeze({ when, result });
         });
-        const other = e.else ? sub(e.else) : undefined;
+        const other = e.else ? this.expr(e.else, scope, aliasesFirst) : undefined;
         if (other && type.k === 'unknown') type = other.type;
         return freeze({ kind: 'case', operand, whens: freeze(whens), else: other, type });
       }
       case 'isNull':
-        return freeze({ kind: 'isNull', expr: sub(e.expr), negated: e.negated, type: T.bool });
+        return freeze({ kind: 'isNull', expr: this.expr(e.expr, scope, aliasesFirst), negated: e.negated, type: T.bool });
       case 'isBool':
-        return freeze({ kind: 'isBool', expr: sub(e.expr), value: e.value, negated: e.negated, type: T.bool });
+        return freeze({ kind: 'isBool', expr: this.expr(e.expr, scope, aliasesFirst), value: e.value, negated: e.negated, type: T.bool });
       case 'inList': {
-        const x = sub(e.expr);
-        return freeze({ kind: 'inList', expr: x, list: freeze(e.list.map((i) => coerceTo(x, sub(i)))), negated: e.negated, type: T.bool });
+        const x = this.expr(e.expr, scope, aliasesFirst);
+        return freeze({ kind: 'inList', expr: x, list: freeze(e.list.map((i) => coerceTo(x, this.expr(i, scope, aliasesFirst)))), negated: e.negated, type: T.bool });
       }
       case 'inUnnest':
-        return freeze({ kind: 'inUnnest', expr: sub(e.expr), array: sub(e.array), negated: e.negated, type: T.bool });
+        return freeze({ kind: 'inUnnest', expr: this.expr(e.expr, scope, aliasesFirst), array: this.expr(e.array, scope, aliasesFirst), negated: e.negated, type: T.bool });
       case 'inQuery':
-        return freeze({ kind: 'inQuery', expr: sub(e.expr), query: this.query(e.query, scope.ctes, scope), negated: e.negated, type: T.bool });
+        return freeze({ kind: 'inQuery', expr: this.expr(e.expr, scope, aliasesFirst), query: this.query(e.query, scope.ctes, scope), negated: e.negated, type: T.bool });
       case 'between': {
-        const x = sub(e.expr);
-        return freeze({ kind: 'between', expr: x, low: coerceTo(x, sub(e.low)), high: coerceTo(x, sub(e.high)), negated: e.negated, type: T.bool });
+        const x = this.expr(e.expr, scope, aliasesFirst);
+        return freeze({ kind: 'between', expr: x, low: coerceTo(x, this.expr(e.low, scope, aliasesFirst)), high: coerceTo(x, this.expr(e.high, scope, aliasesFirst)), negated: e.negated, type: T.bool });
       }
       case 'like':
-        return freeze({ kind: 'like', expr: sub(e.expr), pattern: sub(e.pattern), negated: e.negated, type: T.bool });
+        return freeze({ kind: 'like', expr: this.expr(e.expr, scope, aliasesFirst), pattern: this.expr(e.pattern, scope, aliasesFirst), negated: e.negated, type: T.bool });
       case 'exists':
         return freeze({ kind: 'exists', query: this.query(e.query, scope.ctes, scope), negated: e.negated, type: T.bool });
       case 'subquery': {
@@ -488,13 +486,13 @@ class Resolver {
         return freeze({ kind: 'subquery', query, type: query.columns[0]!.type });
       }
       case 'array': {
-        const elements = e.elements.map(sub);
+        const elements = e.elements.map((x) => this.expr(x, scope, aliasesFirst));
         return freeze({ kind: 'array', elements: freeze(elements), type: listOf(elements[0]?.type ?? unknownType) });
       }
       case 'struct': {
         const seen = new Set<string>();
         const fields = e.fields.map((f, i) => {
-          const value = sub(f.value);
+          const value = this.expr(f.value, scope, aliasesFirst);
           const name = f.name ?? (f.value.kind === 'column' ? f.value.path.at(-1)! : `_field_${i + 1}`);
           if (seen.has(name.toLowerCase())) throw new QuarryError('INVALID_QUERY', `STRUCT has two fields called ${name}`);
           seen.add(name.toLowerCase());
@@ -504,18 +502,18 @@ class Resolver {
         return freeze({ kind: 'struct', fields: freeze(fields), type: recordOf(Object.fromEntries(fields.map((f) => [f.name, f.value.type])), true) });
       }
       case 'index':
-        return this.index(sub(e.expr), e.index, e.mode, sub);
+        return this.index(this.expr(e.expr, scope, aliasesFirst), e.index, e.mode, scope, aliasesFirst);
       case 'field':
-        return this.fields(sub(e.expr), [e.name], [e.name]);
+        return this.fields(this.expr(e.expr, scope, aliasesFirst), [e.name], [e.name]);
       case 'extract':
-        return freeze({ kind: 'extract', part: e.part, expr: sub(e.expr), type: T.int });
+        return freeze({ kind: 'extract', part: e.part, expr: this.expr(e.expr, scope, aliasesFirst), type: T.int });
       default:
         return assertNever(e);
     }
   }
 
-  private index(base: RExpr, index: Expr, mode: Extract<Expr, { kind: 'index' }>['mode'], sub: (x: Expr) => RExpr): RExpr {
-    const i = sub(index);
+  private index(base: RExpr, index: Expr, mode: Extract<Expr, { kind: 'index' }>['mode'], scope: Scope, aliasesFirst: boolean): RExpr {
+    const i = this.expr(index, scope, aliasesFirst);
     const oneBased = mode === 'ordinal' || mode === 'safe_ordinal';
     const t = base.type;
     switch (t.k) {
@@ -548,20 +546,19 @@ class Resolver {
       }
     }
     if (call.over && call.distinct && isAggregate(name)) throw new QuarryError('INVALID_QUERY', 'DISTINCT is not supported in window aggregates');
-    const order = (o: OrderItem) => this.orderItem(o, scope, false);
     const node: RFunc = freeze({
       kind: 'func',
       name,
       args: freeze(args),
       star: call.star ?? false,
       distinct: call.distinct ?? false,
-      orderBy: freeze((call.orderBy ?? []).map(order)),
+      orderBy: freeze((call.orderBy ?? []).map((o) => this.orderItem(o, scope, false))),
       limit: call.limit ? this.expr(call.limit, scope, aliasesFirst) : undefined,
       ignoreNulls: call.ignoreNulls ?? false,
       over: call.over
         ? freeze({
             partitionBy: freeze(call.over.partitionBy.map((p) => this.expr(p, scope, true))),
-            orderBy: freeze(call.over.orderBy.map(order)),
+            orderBy: freeze(call.over.orderBy.map((o) => this.orderItem(o, scope, false))),
             frame: call.over.frame,
           })
         : undefined,
@@ -594,6 +591,11 @@ class Resolver {
         return assertNever(kind);
     }
   }
+}
+
+/** The part of a written path before field `i` of `rest`, for messages. */
+function prefix(fullPath: readonly string[], rest: readonly string[], i: number): string {
+  return fullPath.slice(0, fullPath.length - rest.length + i).join('.');
 }
 
 function columnOf(range: RangeVar, col: OutColumn): RExpr {
@@ -634,33 +636,36 @@ function coerceTo(target: RExpr, other: RExpr): RExpr {
 const isTime = (t: VType) => t.k === 'scalar' && (t.t === 'timestamp' || t.t === 'datetime' || t.t === 'date');
 const numeric = (a: VType, b: VType): VType => (isScalar(a, 'int') && isScalar(b, 'int') ? T.int : T.float);
 
+function binaryNode(op: Extract<Expr, { kind: 'binary' }>['op'], left: RExpr, right: RExpr, type: VType): RExpr {
+  return freeze({ kind: 'binary', op, left, right, type });
+}
+
 function binary(op: Extract<Expr, { kind: 'binary' }>['op'], l: RExpr, r: RExpr): RExpr {
-  const node = (left: RExpr, right: RExpr, type: VType): RExpr => freeze({ kind: 'binary', op, left, right, type });
   switch (op) {
     case 'and':
     case 'or':
-      return node(l, r, T.bool);
+      return binaryNode(op, l, r, T.bool);
     case '=':
     case '!=':
     case '<':
     case '<=':
     case '>':
     case '>=':
-      return node(coerceTo(r, l), coerceTo(l, r), T.bool);
+      return binaryNode(op, coerceTo(r, l), coerceTo(l, r), T.bool);
     case '||':
-      return node(l, r, T.string);
+      return binaryNode(op, l, r, T.string);
     case '/':
-      return node(l, r, T.float);
+      return binaryNode(op, l, r, T.float);
     case '+':
     case '-':
-      return node(l, r, isTime(l.type) ? l.type : isTime(r.type) ? r.type : numeric(l.type, r.type));
+      return binaryNode(op, l, r, isTime(l.type) ? l.type : isTime(r.type) ? r.type : numeric(l.type, r.type));
     case '*':
     case '%':
-      return node(l, r, numeric(l.type, r.type));
+      return binaryNode(op, l, r, numeric(l.type, r.type));
     case '&':
     case '|':
     case '^':
-      return node(l, r, T.int);
+      return binaryNode(op, l, r, T.int);
     default:
       return assertNever(op);
   }

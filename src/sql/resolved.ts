@@ -170,13 +170,9 @@ export interface RQuery {
   readonly columns: readonly OutColumn[];
 }
 
-/** Freezes a node (shallowly: its children were frozen when they were built). */
+/** Freezes a node (shallowly: its children, arrays included, were frozen when they were built). */
 export function freeze<T extends object>(node: T): T {
-  if (!Object.isFrozen(node)) {
-    for (const v of Object.values(node)) if (Array.isArray(v)) Object.freeze(v);
-    Object.freeze(node);
-  }
-  return node;
+  return Object.freeze(node) as T;
 }
 
 /** Direct sub-expressions and subqueries of a resolved expression. */

@@ -6,19 +6,24 @@
 import { ApiError, api, forgetToken, storeToken, storedToken } from './api.js';
 import { clearChart, drawChart, planChart } from './chart.js';
 import { byId, h, replace } from './dom.js';
+import { hideError, showError } from './error-view.js';
+import { readParams, rememberParams, renderParams } from './params.js';
 import { declaredParams, finalSelect, mergeForSave } from './sql-text.js';
 import { renderTable } from './table.js';
 import { fieldList } from './tree.js';
+import { renderUsage } from './usage.js';
 import { analyse, formatTimestamp, timeZone } from './values.js';
 
 /**
- * @typedef {{ name: string, type?: string, default?: unknown, required?: boolean, description?: string | null, values?: string[] }} ParamSpec
+ * @typedef {import('./params.js').ParamSpec} ParamSpec
  * @typedef {{ id: string, name: string, description: string | null, query: string, sandboxable: boolean,
  *   max_limit: number, cache_duration_seconds: number, proactive_requerying_seconds: number,
  *   enable_auth: boolean, redact_pii: boolean, labels: string | null, updated_at: string, params?: ParamSpec[] }} Endpoint
  * @typedef {{ id: string, name: string, retention_days: number | null }} Source
  * @typedef {'sql' | 'lql'} Language
  */
+
+const DRAFT_PREFIX = 'quarry.draft.';
 
 const state = {
   /** @type {string | undefined} */
@@ -29,8 +34,6 @@ const state = {
   current: undefined,
   /** @type {Language} */
   language: 'sql',
-  /** Editor text per endpoint and language, kept while the page lives. @type {Map<string, string>} */
-  drafts: new Map(),
 };
 
 const el = {
@@ -53,6 +56,8 @@ const el = {
   endpointUsage: byId('endpoint-usage'),
   queryForm: /** @type {HTMLFormElement} */ (byId('query-form')),
   editor: /** @type {HTMLTextAreaElement} */ (byId('editor')),
+  language: byId('language'),
+  runHint: byId('run-hint'),
   sandboxNote: byId('sandbox-note'),
   params: byId('params'),
   paramFields: byId('param-fields'),
@@ -134,10 +139,24 @@ el.signInForm.addEventListener('submit', async (event) => {
   }
 });
 
+/**
+ * A token revoked while the page is open: back to the sign-in form, saying why.
+ * @param {unknown} e
+ */
+function signedOut(e) {
+  if (!(e instanceof ApiError && e.status === 401)) return false;
+  forgetToken();
+  forgetDrafts();
+  state.current = undefined;
+  clearChart();
+  showSignIn(`Signed out: ${e.message}`);
+  return true;
+}
+
 el.signOut.addEventListener('click', () => {
   forgetToken();
   state.current = undefined;
-  state.drafts.clear();
+  forgetDrafts();
   clearChart();
   showSignIn();
 });
@@ -211,62 +230,6 @@ function renderSources(sources) {
 // One endpoint
 
 /** @param {Endpoint} ep */
-function paramSpecs(ep) {
-  if (Array.isArray(ep.params) && ep.params.length > 0) return ep.params;
-  return declaredParams(ep.query).map((name) => /** @type {ParamSpec} */ ({ name }));
-}
-
-/** @param {Endpoint} ep */
-function rememberedParams(ep) {
-  try {
-    return JSON.parse(localStorage.getItem(`quarry.params.${ep.id}`) ?? '{}') ?? {};
-  } catch {
-    return {};
-  }
-}
-
-/**
- * The starting value of a parameter: what was last sent, else its default; `project` starts as
- * "default", the project Supabase's self-hosted stack (and the demo) logs under.
- * @param {ParamSpec} p
- * @param {Record<string, string>} remembered
- */
-function initialValue(p, remembered) {
-  if (typeof remembered[p.name] === 'string') return remembered[p.name];
-  if (p.default !== undefined && p.default !== null) return String(p.default);
-  return p.name === 'project' ? 'default' : '';
-}
-
-/** @param {Endpoint} ep */
-function renderParams(ep) {
-  const specs = paramSpecs(ep);
-  const remembered = rememberedParams(ep);
-  el.params.hidden = specs.length === 0;
-  replace(
-    el.paramFields,
-    specs.map((p) => {
-      const id = `param-${p.name}`;
-      const input = h('input', {
-        id,
-        name: p.name,
-        'data-param': p.name,
-        spellcheck: 'false',
-        value: initialValue(p, remembered),
-        placeholder: p.type ? `${p.type}${p.required ? ', required' : ''}` : 'empty = NULL',
-        required: p.required === true,
-      });
-      return h(
-        'div',
-        { class: 'param' },
-        h('label', { for: id }, `@${p.name}`),
-        input,
-        p.description ? h('span', { class: 'hint' }, p.description) : null,
-      );
-    }),
-  );
-}
-
-/** @param {Endpoint} ep */
 function renderConfig(ep) {
   const cache =
     ep.cache_duration_seconds > 0
@@ -289,57 +252,9 @@ function renderConfig(ep) {
   );
 }
 
-/**
- * @typedef {{ calls: number, errors: number, duration_ms: { p50: number | null, p95: number | null },
- *   cache: { hit_ratio: number | null } }} UsageWindow
- * @typedef {{ last_hour: UsageWindow, last_day: UsageWindow,
- *   last_error: { code: string, message: string, at: string } | null }} Usage
- */
-
-/**
- * @param {UsageWindow} w
- * @param {boolean} cached whether the endpoint caches at all
- */
-function describeWindow(w, cached) {
-  if (w.calls === 0) return 'no calls';
-  const parts = [`${w.calls} ${w.calls === 1 ? 'call' : 'calls'}`];
-  if (w.errors > 0) parts.push(`${w.errors} ${w.errors === 1 ? 'error' : 'errors'}`);
-  if (w.duration_ms.p50 !== null) parts.push(`p50 ${Math.round(w.duration_ms.p50)} ms`);
-  if (w.duration_ms.p95 !== null) parts.push(`p95 ${Math.round(w.duration_ms.p95)} ms`);
-  if (cached && w.cache.hit_ratio !== null) parts.push(`cache hits ${Math.round(w.cache.hit_ratio * 100)}%`);
-  return parts.join(' · ');
-}
-
-/**
- * The endpoint's usage on this node (`GET /api/endpoints/:id/stats`); hidden when the service
- * has no such route or the request fails: it is a convenience, not part of querying.
- * @param {Endpoint} ep
- */
-async function renderUsage(ep) {
-  const token = state.token;
-  if (!token) return;
-  try {
-    const { body } = await api(token, 'GET', `/api/endpoints/${encodeURIComponent(ep.id)}/stats`);
-    const usage = /** @type {Usage} */ (body);
-    if (state.current?.id !== ep.id) return;
-    const last = usage.last_error;
-    replace(
-      el.endpointUsage,
-      h('span', {}, h('strong', {}, 'Last hour: '), describeWindow(usage.last_hour, ep.cache_duration_seconds > 0)),
-      h('span', {}, h('strong', {}, 'Last day: '), describeWindow(usage.last_day, ep.cache_duration_seconds > 0)),
-      last
-        ? h(
-            'span',
-            { title: last.message },
-            h('strong', {}, 'Last error: '),
-            `${last.code} at ${formatTimestamp(Date.parse(last.at) * 1000).slice(11, 19)}`,
-          )
-        : null,
-    );
-    el.endpointUsage.hidden = false;
-  } catch {
-    el.endpointUsage.hidden = true;
-  }
+/** @param {Endpoint} ep */
+function showUsage(ep) {
+  if (state.token) void renderUsage(el.endpointUsage, state.token, ep, () => state.current?.id === ep.id);
 }
 
 /** @param {Endpoint} ep */
@@ -347,15 +262,27 @@ function defaultText(ep) {
   return state.language === 'sql' && ep.sandboxable ? finalSelect(ep.query) : '';
 }
 
+/**
+ * Editor text is kept per endpoint and language for the tab's life (a reload keeps it).
+ * @param {Endpoint} ep
+ */
+function draftKey(ep) {
+  return `${DRAFT_PREFIX}${ep.id}:${state.language}`;
+}
+
+function forgetDrafts() {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith(DRAFT_PREFIX)) sessionStorage.removeItem(key);
+}
+
 function loadDraft() {
   const ep = state.current;
   if (!ep) return;
-  el.editor.value = state.drafts.get(`${ep.id}:${state.language}`) ?? defaultText(ep);
+  el.editor.value = sessionStorage.getItem(draftKey(ep)) ?? defaultText(ep);
 }
 
 function keepDraft() {
   const ep = state.current;
-  if (ep) state.drafts.set(`${ep.id}:${state.language}`, el.editor.value);
+  if (ep?.sandboxable) sessionStorage.setItem(draftKey(ep), el.editor.value);
 }
 
 /** @param {Endpoint} ep */
@@ -370,18 +297,18 @@ function selectEndpoint(ep) {
   el.endpointQuery.textContent = ep.query;
   renderConfig(ep);
   el.endpointUsage.hidden = true;
-  void renderUsage(ep);
-  renderParams(ep);
-  el.editor.disabled = !ep.sandboxable;
-  for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
-    /** @type {HTMLInputElement} */ (radio).disabled = !ep.sandboxable;
-  }
+  showUsage(ep);
+  el.params.hidden = !renderParams(el.paramFields, ep);
+  // Only a sandboxable endpoint takes a query of the caller's; the others take parameters.
+  el.editor.hidden = !ep.sandboxable;
+  el.language.hidden = !ep.sandboxable;
+  el.runHint.hidden = !ep.sandboxable;
   el.sandboxNote.textContent = ep.sandboxable
     ? 'Replaces the final SELECT; reads the saved query’s CTEs. Empty: run the saved query.'
     : 'Not sandboxable: runs its saved query; only the parameters apply.';
   loadDraft();
   updateSaveButton();
-  hideError();
+  hideError(el.error);
   el.results.hidden = true;
   clearChart();
   renderEndpointList();
@@ -406,22 +333,12 @@ for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
 // ------------------------------------------------------------------------------------------
 // Running
 
-function paramValues() {
-  /** @type {Record<string, string>} */
-  const values = {};
-  for (const input of el.paramFields.querySelectorAll('input[data-param]')) {
-    const i = /** @type {HTMLInputElement} */ (input);
-    values[i.name] = i.value;
-  }
-  return values;
-}
-
 async function run() {
   const ep = state.current;
   const token = state.token;
   if (!ep || !token) return;
-  const params = paramValues();
-  localStorage.setItem(`quarry.params.${ep.id}`, JSON.stringify(params));
+  const params = readParams(el.paramFields);
+  rememberParams(ep, params);
   /** @type {Record<string, string>} */
   const body = {};
   for (const [k, v] of Object.entries(params)) if (v !== '') body[k] = v;
@@ -430,18 +347,21 @@ async function run() {
   if (ep.sandboxable && text.trim() !== '') body[language] = text;
   el.run.disabled = true;
   el.run.textContent = 'Running…';
+  el.queryForm.setAttribute('aria-busy', 'true');
   try {
     const answer = await api(token, 'POST', `/api/endpoints/query/${encodeURIComponent(ep.id)}`, body);
-    hideError();
+    hideError(el.error);
     showResults(ep, answer);
   } catch (e) {
+    if (signedOut(e)) return;
     el.results.hidden = true;
     clearChart();
     showError(el.error, e, body[language] !== undefined ? { text, target: el.editor } : undefined);
   } finally {
     el.run.disabled = false;
     el.run.textContent = 'Run';
-    void renderUsage(ep);
+    el.queryForm.setAttribute('aria-busy', 'false');
+    showUsage(ep);
   }
 }
 
@@ -476,59 +396,14 @@ el.queryForm.addEventListener('submit', (event) => {
   void run();
 });
 
+el.editor.addEventListener('input', keepDraft);
+
 el.editor.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
     event.preventDefault();
     void run();
   }
 });
-
-// ------------------------------------------------------------------------------------------
-// Errors
-
-function hideError() {
-  el.error.hidden = true;
-  replace(el.error);
-}
-
-/**
- * The API's message and code; when the message names a line and column of `source.text`, that
- * line with a caret under the column, and the caret put there in the editor.
- * @param {HTMLElement} box
- * @param {unknown} e
- * @param {{ text: string, target: HTMLTextAreaElement }} [source]
- */
-function showError(box, e, source) {
-  const message = e instanceof Error ? e.message : String(e);
-  const code = e instanceof ApiError ? `${e.status || ''} ${e.code}`.trim() : 'ERROR';
-  const parts = [h('div', { class: 'error-head' }, h('span', { class: 'code' }, code), h('span', { class: 'message' }, message))];
-  if (e instanceof ApiError && e.fields) {
-    parts.push(
-      h(
-        'ul',
-        { class: 'field-errors' },
-        Object.entries(e.fields).map(([f, msgs]) => h('li', {}, h('code', {}, f), `: ${msgs.join('; ')}`)),
-      ),
-    );
-  }
-  const at = /line (\d+), column (\d+)/i.exec(message);
-  if (at && source) {
-    const line = Number(at[1]);
-    const column = Number(at[2]);
-    const lines = source.text.split('\n');
-    const lineText = lines[line - 1];
-    if (lineText !== undefined) {
-      const gutter = `${line} | `;
-      const caret = `${' '.repeat(gutter.length + Math.max(0, column - 1))}^`;
-      parts.push(h('pre', { class: 'excerpt' }, `${gutter}${lineText}\n${caret}`));
-      const offset = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + Math.max(0, column - 1);
-      source.target.focus();
-      source.target.setSelectionRange(offset, Math.min(offset + 1, source.text.length));
-    }
-  }
-  replace(box, ...parts);
-  box.hidden = false;
-}
 
 // ------------------------------------------------------------------------------------------
 // Saving as a new endpoint
@@ -560,6 +435,10 @@ el.saveForm.addEventListener('submit', async (event) => {
     cache_duration_seconds: Number(el.saveCache.value || 0),
   };
   if (el.saveDescription.value.trim() !== '') body.description = el.saveDescription.value.trim();
+  // The typed parameters the new query still uses keep their types.
+  const used = new Set(declaredParams(el.saveQuery.value));
+  const typed = (state.current?.params ?? []).filter((p) => used.has(p.name));
+  if (typed.length > 0) body.params = typed;
   try {
     const { body: created } = await api(token, 'POST', '/api/endpoints', body);
     el.saveDialog.close();
@@ -572,6 +451,10 @@ el.saveForm.addEventListener('submit', async (event) => {
       el.notice.hidden = true;
     }, 8000);
   } catch (e) {
+    if (signedOut(e)) {
+      el.saveDialog.close();
+      return;
+    }
     showError(el.saveError, e, { text: el.saveQuery.value, target: el.saveQuery });
   }
 });

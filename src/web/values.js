@@ -11,7 +11,19 @@
 const MIN_TS_US = 946_684_800_000_000; // 2000-01-01T00:00:00Z
 const MAX_TS_US = 4_102_444_800_000_000; // 2100-01-01T00:00:00Z
 
-/** @typedef {'timestamp' | 'number' | 'bool' | 'string' | 'record' | 'list' | 'null' | 'mixed'} ColumnKind */
+/** @typedef {'timestamp' | 'datetime' | 'number' | 'bool' | 'string' | 'record' | 'list' | 'null' | 'mixed'} ColumnKind */
+
+/** DATETIME and DATE values: ISO-8601 text without an offset (CONTRACT §4). */
+const CIVIL = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,6})?)?$/;
+
+/**
+ * A DATETIME or DATE as seconds since the epoch such that the viewer's clock reads the same
+ * wall-clock time: these values carry no zone, so the chart must not shift them into one.
+ * @param {string} v
+ */
+export function civilSeconds(v) {
+  return new Date(v.length === 10 ? `${v}T00:00:00` : v).getTime() / 1000;
+}
 /** @typedef {{ name: string, kind: ColumnKind }} Column */
 
 /** @param {unknown} v */
@@ -33,7 +45,7 @@ function kindOf(v) {
   if (isTimestampValue(v)) return 'timestamp';
   if (typeof v === 'number') return 'number';
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'string';
+  if (typeof v === 'string') return CIVIL.test(v) ? 'datetime' : 'string';
   if (isRecordValue(v)) return 'record';
   if (Array.isArray(v)) return 'list';
   return 'record';
@@ -55,6 +67,7 @@ export function analyse(rows) {
       if (prev === undefined || prev === 'null') kinds.set(name, k);
       else if (k === 'null' || k === prev) continue;
       else if ((prev === 'timestamp' && k === 'number') || (prev === 'number' && k === 'timestamp')) kinds.set(name, 'number');
+      else if ((prev === 'datetime' && k === 'string') || (prev === 'string' && k === 'datetime')) kinds.set(name, 'string');
       else kinds.set(name, 'mixed');
     }
   }

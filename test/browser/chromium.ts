@@ -35,7 +35,7 @@ export interface LaunchOptions {
   viewport: { width: number; height: number };
 }
 
-/** A fresh profile each time; `{skip}` names why no browser could be had. */
+/** A fresh profile each time; `{skip}` when there is no Chromium to drive. */
 export async function launchChromium(options: LaunchOptions): Promise<Browser | { skip: string }> {
   if (!existsSync(CHROMIUM_PATH)) {
     return { skip: `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)` };
@@ -59,8 +59,9 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser | 
       },
     };
   } catch (e) {
+    // A Chromium that is there but does not start is a failure, not a reason to skip.
     await rm(profile, { recursive: true, force: true });
-    return { skip: `Chromium at ${CHROMIUM_PATH} did not start: ${(e as Error).message.split('\n')[0]}` };
+    throw e;
   }
 }
 

@@ -32,6 +32,13 @@ function edgeEvents(project: string, count: number) {
 /** Values are text, never markup: this must show as written and run nothing. */
 const MARKUP = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
 
+/** A saved query with typed parameters (and one, @note, left untyped). */
+const TYPED_SQL = `select t.timestamp, t.event_message, @kind as kind
+from \`cloudflare.logs.prod\` t cross join unnest(t.metadata) m cross join unnest(m.response) r
+where t.project = 'default' and (r.status_code >= 500) = @errors and t.timestamp >= @since
+  and date(t.timestamp) = @day and (@note is null or t.event_message like @note)
+order by t.timestamp`;
+
 const PER_MINUTE_SQL = `select timestamp_trunc(t.timestamp, minute) as minute,
   count(*) as requests,
   countif(r.status_code >= 500) as errors
@@ -44,7 +51,7 @@ order by minute`;
 const browser = await launchChromium({ timezoneId: TIME_ZONE, viewport: { width: 1360, height: 900 } });
 
 if ('skip' in browser) {
-  console.log(`# browser tests skipped: ${browser.skip}`);
+  console.log(`browser tests skipped: ${browser.skip}`);
   test('web explorer in Chromium', { skip: browser.skip }, () => {});
 } else {
   describe('web explorer in Chromium', () => {
@@ -52,6 +59,7 @@ if ('skip' in browser) {
     let page: Page;
     const requests: string[] = [];
     const problems: string[] = [];
+    const tokensSeen: string[] = [];
 
     before(async () => {
       s = await startTestServer();
@@ -82,6 +90,12 @@ if ('skip' in browser) {
 
     const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
     const text = (selector: string) => page.locator(selector).innerText();
+    /** Runs the query and waits until this run's rows or error are on the page. */
+    const runQuery = async (how: 'click' | 'keys' = 'click') => {
+      if (how === 'keys') await page.press('#editor', 'Control+Enter');
+      else await page.click('#run');
+      await page.locator('#query-form[aria-busy="false"]').waitFor({ state: 'attached' });
+    };
     // Playwright's innerText(): rendered text, as a person reads it (CSS case and line breaks).
     const storedToken = () => page.evaluate("localStorage.getItem('quarry.token')");
 
@@ -132,7 +146,7 @@ if ('skip' in browser) {
     });
 
     test('running the saved query shows the rows, dates in the viewer’s zone, nested records and a chart', async () => {
-      await page.click('#run');
+      await runQuery();
       await page.locator('#results:not([hidden])').waitFor();
       assert.match(await text('#result-meta'), new RegExp(`^${EVENTS} rows`));
       // ICU may name the zone by its older alias.
@@ -156,10 +170,11 @@ if ('skip' in browser) {
 
     test('SQL of one’s own: numeric columns over time become chart lines, values in the table', async () => {
       await page.fill('#editor', PER_MINUTE_SQL);
-      await page.press('#editor', 'Control+Enter');
+      await runQuery('keys');
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
       const legend = await page.locator('#chart .u-legend .u-series .u-label').allInnerTexts();
       assert.deepEqual(legend, ['minute', 'requests', 'errors']);
+      assert.match(await text('#chart .u-title'), /^requests, errors over minute/);
       const first = await page.locator('#result-table > tbody > tr').first().locator('td').allInnerTexts();
       assert.deepEqual(first, ['2026-11-21 15:30:00.000', '2', '1']);
       const second = await page.locator('#result-table > tbody > tr').nth(1).locator('td').allInnerTexts();
@@ -167,11 +182,45 @@ if ('skip' in browser) {
       await shot('04-per-minute-chart');
     });
 
+    test('a long-form result (time, a text column, a count) draws one line per value of the text column', async () => {
+      await page.fill(
+        '#editor',
+        `select timestamp_trunc(t.timestamp, minute) as minute, cast(r.status_code as string) as status, count(*) as n
+from edge_logs t cross join unnest(t.metadata) as m cross join unnest(m.response) as r
+group by minute, status order by minute, status`,
+      );
+      await runQuery();
+      assert.match(await text('#result-meta'), /^28 rows/); // 20 minutes of 200s, 8 with a 500
+      const legend = await page.locator('#chart .u-legend .u-series .u-label').allInnerTexts();
+      assert.deepEqual(legend, ['minute', '200', '500']);
+      assert.match(await text('#chart .u-title'), /^n by status over minute/);
+      await shot('05-long-form-chart');
+    });
+
+    test('a DATETIME column (no zone) is charted at the wall-clock time it names', async () => {
+      await page.fill(
+        '#editor',
+        'select datetime(timestamp_trunc(t.timestamp, minute)) as minute, count(*) as requests\nfrom edge_logs t group by minute order by minute',
+      );
+      await runQuery();
+      await page.locator('#chart .u-legend .u-label', { hasText: 'requests' }).waitFor();
+      const first = await page.locator('#result-table > tbody > tr').first().locator('td').allInnerTexts();
+      assert.deepEqual(first, ['2026-11-21T10:00:00', '2']);
+      // uPlot draws its axes on a canvas; its legend names the point under the cursor.
+      const plot = await page.locator('#chart .u-over').boundingBox();
+      assert.ok(plot);
+      await page.mouse.move(plot.x + 2, plot.y + plot.height / 2);
+      const legendTime = page.locator('#chart .u-legend .u-series').first().locator('.u-value');
+      assert.equal(await legendTime.innerText(), '2026-11-21 10:00:00', "the value's own 10:00, not 15:30 in the viewer's zone");
+      assert.doesNotMatch(await text('#result-meta'), /times in/, 'no zone is claimed for zoneless values');
+      await page.fill('#editor', PER_MINUTE_SQL);
+    });
+
     test('LQL runs against the same endpoint', async () => {
       await page.click('.segmented label:has-text("LQL")');
       assert.equal(await page.inputValue('#editor'), '');
       await page.fill('#editor', 'f:edge_logs m.response.status_code:>=500 c:count(*) c:group_by(t::minute)');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#result-meta', { hasText: '8 rows' }).waitFor();
       assert.ok(await page.locator('#save-open').isDisabled(), 'LQL cannot be saved as an endpoint');
       await page.click('.segmented label:has-text("SQL")');
@@ -180,7 +229,7 @@ if ('skip' in browser) {
 
     test('errors show the API message and code, and a parse error points at its line and column', async () => {
       await page.fill('#editor', 'select minute,\n  count(* as n\nfrom edge_logs');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#error:not([hidden])').waitFor();
       assert.equal(await text('#error .code'), '400 PARSE_ERROR');
       assert.match(await text('#error .message'), /line 2, column 11/);
@@ -188,15 +237,15 @@ if ('skip' in browser) {
       const caret = await page.$eval('#editor', (e) => (e as unknown as { selectionStart: number }).selectionStart);
       assert.equal(caret, 'select minute,\n'.length + 10, 'the editor caret sits on the error');
       assert.ok(await page.locator('#results').isHidden(), 'no stale rows under an error');
-      await shot('05-parse-error');
+      await shot('06-parse-error');
 
       await page.fill('#editor', 'select id from `postgres.logs`');
-      await page.click('#run');
+      await runQuery();
       await page.locator('#error .code', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
       assert.match(await text('#error .message'), /Table not found in CTE: \(postgres\.logs\)/);
       // The endpoint's usage (GET /api/endpoints/:id/stats) follows the runs of this session.
       await page.locator('#endpoint-usage', { hasText: 'QUERY_NOT_ALLOWED' }).waitFor();
-      assert.match(await text('#endpoint-usage'), /Last hour: 5 calls · 2 errors · p50 \d+ ms/);
+      assert.match(await text('#endpoint-usage'), /Last hour: 7 calls · 2 errors · p50 \d+ ms/);
     });
 
     test('saving a query makes a new endpoint that runs over HTTP', async () => {
@@ -208,15 +257,18 @@ if ('skip' in browser) {
       assert.ok(merged.trimEnd().endsWith('order by minute'), merged.slice(-200));
       await page.fill('#save-name', 'edge.per-minute');
       await page.fill('#save-description', 'Requests and errors per minute');
-      await shot('06-save-dialog');
+      await shot('07-save-dialog');
       await page.click('#save-confirm');
       await page.locator('#notice:not([hidden])').waitFor();
       assert.match(await text('#notice'), /Saved endpoint “edge\.per-minute”/);
       assert.equal(await text('#endpoint-name'), 'edge.per-minute');
       assert.equal(await text('#endpoint-list .active .nav-name'), 'edge.per-minute');
-      await page.click('#run');
+      // Saved without sandboxing (the API's default): no editor, only its parameters.
+      assert.ok(await page.locator('#editor').isHidden());
+      assert.match(await text('#sandbox-note'), /Not sandboxable/);
+      await runQuery();
       await page.locator('#result-meta', { hasText: '20 rows' }).waitFor();
-      await shot('07-saved-endpoint');
+      await shot('08-saved-endpoint');
 
       const viaHttp = await s.fetch('/api/endpoints/query/edge.per-minute?project=default');
       assert.equal(viaHttp.status, 200);
@@ -240,10 +292,64 @@ if ('skip' in browser) {
       await page.fill('#save-query', 'select nope from `cloudflare.logs.prod`');
       await page.click('#save-confirm');
       await page.locator('#save-error .message', { hasText: 'nope' }).waitFor();
-      await shot('08-save-refused');
+      await shot('09-save-refused');
       await page.click('#save-cancel');
       const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string }[];
       assert.equal(list.filter((e) => e.name.startsWith('edge.')).length, 1, 'only the good endpoint was saved');
+    });
+
+    test('typed parameters get controls for their type, and a missing required one is named by the API', async () => {
+      const created = await s.fetch('/api/endpoints', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'edge.typed',
+          query: TYPED_SQL,
+          params: [
+            { name: 'since', type: 'timestamp', required: true, description: 'Rows from this instant on' },
+            { name: 'errors', type: 'bool', default: false },
+            { name: 'day', type: 'date', default: '2026-11-21' },
+            { name: 'kind', type: 'enum', values: ['edge', 'all'], default: 'edge' },
+          ],
+        }),
+      });
+      assert.equal(created.status, 201, await created.text());
+      await page.reload();
+      await page.locator('#workspace:not([hidden])').waitFor();
+      await page.click('#endpoint-list [data-endpoint="edge.typed"]');
+      const names = await page.locator('#param-fields [data-param]').evaluateAll((xs) => xs.map((x) => `${x.tagName}:${x.getAttribute('name')}`));
+      assert.deepEqual(names, ['INPUT:since', 'SELECT:errors', 'INPUT:day', 'SELECT:kind', 'INPUT:note'], 'typed first, then the undescribed @note');
+      assert.equal(await page.getAttribute('#param-day', 'type'), 'date');
+      assert.equal(await page.inputValue('#param-day'), '2026-11-21');
+      assert.deepEqual(await page.locator('#param-kind option').allInnerTexts(), ['(not sent)', 'edge', 'all']);
+      assert.equal(await page.inputValue('#param-kind'), 'edge');
+      assert.equal(await page.inputValue('#param-errors'), 'false');
+      assert.match(await text('#param-fields'), /Rows from this instant on/);
+      await shot('10-typed-parameters');
+
+      await runQuery();
+      assert.equal(await text('#error .code'), '400 BAD_REQUEST');
+      assert.match(await text('#error .message'), /Parameter "since" is required/);
+      await page.fill('#param-since', '2026-11-21T10:00:00Z');
+      await page.selectOption('#param-errors', 'true');
+      await runQuery();
+      assert.match(await text('#result-meta'), /^8 rows/);
+      assert.ok(await page.locator('#error').isHidden());
+      await page.fill('#param-since', 'yesterday-ish');
+      await runQuery();
+      assert.match(await text('#error .message'), /since/);
+
+      // A copy saved from here keeps the parameters' types.
+      await page.click('#save-open');
+      await page.fill('#save-name', 'edge.typed.copy');
+      await page.click('#save-confirm');
+      await page.locator('#endpoint-name', { hasText: 'edge.typed.copy' }).waitFor();
+      const list = (await (await s.fetch('/api/endpoints')).json()) as { name: string; params?: { name: string; type: string }[] }[];
+      const copy = list.find((e) => e.name === 'edge.typed.copy');
+      assert.deepEqual(
+        copy?.params?.map((p) => `${p.name}:${p.type}`),
+        ['since:timestamp', 'errors:bool', 'day:date', 'kind:enum'],
+      );
     });
 
     test('values from the data are shown as text, never run as markup', async () => {
@@ -251,7 +357,7 @@ if ('skip' in browser) {
       await page.fill('#param-project', 'markup');
       assert.equal(await page.inputValue('#editor'), PER_MINUTE_SQL, "logs.all's draft was kept");
       await page.fill('#editor', ''); // an empty editor runs the saved query
-      await page.click('#run');
+      await runQuery();
       await page.locator('#result-meta', { hasText: '1 row' }).waitFor();
       const cells = page.locator('#result-table > tbody > tr').first().locator('td');
       assert.equal(await cells.nth(2).innerText(), MARKUP);
@@ -270,11 +376,34 @@ if ('skip' in browser) {
       await page.click('#sign-out');
       await page.locator('#sign-in:not([hidden])').waitFor();
       assert.equal(await storedToken(), null);
+      assert.equal(await page.evaluate('Object.keys(sessionStorage).length'), 0, 'query drafts are forgotten too');
+    });
+
+    test('a token revoked while the page is open leads back to sign-in, saying so', async () => {
+      const created = await s.fetch('/api/access-tokens', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ scopes: ['private'], description: 'browser test' }),
+      });
+      const { id, token } = (await created.json()) as { id: string; token: string };
+      await page.fill('#token-input', token);
+      await page.uncheck('#remember');
+      await page.click('#sign-in-form button[type=submit]');
+      await page.locator('#workspace:not([hidden])').waitFor();
+      assert.equal(await storedToken(), null, 'not remembered: this tab only');
+      assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), token);
+      assert.equal((await s.fetch(`/api/access-tokens/${id}`, { method: 'DELETE' })).status, 204);
+      await runQuery();
+      await page.locator('#sign-in:not([hidden])').waitFor();
+      assert.match(await text('#sign-in-error'), /^Signed out: The access token is unknown or has been revoked/);
+      assert.equal(await page.evaluate("sessionStorage.getItem('quarry.token')"), null);
+      tokensSeen.push(token);
     });
 
     test('the token never appeared in a URL, and the page raised no errors', () => {
       assert.ok(requests.length > 10, 'requests were seen');
-      const leaks = requests.filter((u) => u.includes(PRIVATE_TOKEN) || u.includes(PUBLIC_TOKEN) || u.includes('api_key'));
+      const secrets = [PRIVATE_TOKEN, PUBLIC_TOKEN, ...tokensSeen];
+      const leaks = requests.filter((u) => secrets.some((t) => u.includes(t)) || u.includes('api_key'));
       assert.deepEqual(leaks, []);
       assert.deepEqual(problems, []);
     });

@@ -2,15 +2,22 @@
  * Opens the embedded DuckDB database that holds everything the service stores: one table per
  * source and the metadata tables. One instance per process; connections are cheap.
  */
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { createInstance, type OpenLog } from './recovery.ts';
 
 export interface DuckDbOptions {
   /** Database file, or ':memory:' (tests). */
   path: string;
   /** Worker threads for queries (default: DuckDB's choice, the core count). */
   threads?: number;
-  /** e.g. '4GB'. */
+  /** e.g. '4GB': DuckDB's buffer manager stays under it (queries beyond it spill or fail). */
   memoryLimit?: string;
+  /** Spill space in the temp directory (beside the database file), e.g. '4GiB'. */
+  maxTempSize?: string;
+  /** WAL size that triggers a checkpoint (default 64MiB). */
+  checkpointThreshold?: string;
+  /** Where start-up recovery reports what it did (default: stderr). */
+  log?: OpenLog;
 }
 
 export interface DuckDb {
@@ -27,10 +34,11 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
   // the partly filled row groups of each table, so frequent ones cost ingest far more CPU in total
   // (measured with the benchmark's events: 11.2 s CPU per 200k events at 16 MiB, 7.8 s at 64 MiB
   // including the final checkpoint). Set here because the configuration is locked after start-up.
-  const settings: Record<string, string> = { checkpoint_threshold: '64MiB' };
+  const settings: Record<string, string> = { checkpoint_threshold: options.checkpointThreshold ?? '64MiB' };
   if (options.threads !== undefined) settings.threads = String(options.threads);
   if (options.memoryLimit !== undefined) settings.memory_limit = options.memoryLimit;
-  const instance = await DuckDBInstance.create(options.path, settings);
+  if (options.maxTempSize !== undefined) settings.max_temp_directory_size = options.maxTempSize;
+  const instance = await createInstance(options.path, settings, options.log ?? ((m) => console.error(m)));
   const connections = new Set<DuckDBConnection>();
   // TimeZone cannot be passed at creation (ICU loads after); set it globally so every later
   // connection, including those opened after the configuration is locked, works in UTC.

@@ -1,19 +1,21 @@
 /**
  * Runs prepared queries on DuckDB: generate SQL, double-check it against DuckDB's own parse
- * tree, bind parameters as VARCHAR, enforce the row cap (by the generated LIMIT) and the time
+ * tree, bind parameters (strings as VARCHAR, typed values with their type: params.ts), enforce the row cap (by the generated LIMIT) and the time
  * limit (by interrupting the connection), and encode the rows.
  */
-import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement, VARCHAR } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
 import { walkQuery } from '../../sql/walk.ts';
 import type { Catalog, SourceTable } from '../../storage/schema.ts';
-import type { QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { encodeChunks } from './encode.ts';
+import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
+import { chunkEncoder } from './encode.ts';
 import { type GeneratedQuery, generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
+import { bindValues } from './params.ts';
 
 export interface DuckDbQueryRunnerOptions {
   /** Opens a connection (on a locked-down database). Connections are pooled and reused. */
@@ -41,8 +43,6 @@ interface Translation {
   generated: GeneratedQuery;
   tables: string[];
   ctes: string[];
-  /** Each parameter's value from the request, as bound (VARCHAR). */
-  types: Record<string, typeof VARCHAR>;
 }
 
 /** Row caps are per endpoint: a handful per query at most; keep the map small regardless. */
@@ -69,15 +69,12 @@ function translate(query: PreparedQuery, maxRows: number | undefined): Translati
       if (source) tables.add(source.table);
     },
   });
-  const types: Record<string, typeof VARCHAR> = {};
-  for (const name of generated.params) types[name] = VARCHAR;
   const translation: Translation = {
     catalog,
     deps: [...names].map((n) => [n, catalog.sourceByName(n)]),
     generated,
     tables: [...tables],
     ctes,
-    types,
   };
   if (!perCap) {
     perCap = new Lru(8);
@@ -87,6 +84,9 @@ function translate(query: PreparedQuery, maxRows: number | undefined): Translati
   return translation;
 }
 
+/** Rows encoded between checks of the result's size. */
+const SIZE_CHECK_ROWS = 16;
+
 export class DuckDbQueryRunner implements QueryEngine {
   private readonly idle: DuckDBConnection[] = [];
   /** Prepared statements of each pooled connection, by SQL text. */
@@ -94,14 +94,18 @@ export class DuckDbQueryRunner implements QueryEngine {
 
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
-  async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
+  async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
     const translation = translate(query, options.maxRows);
     const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;
+    let repeat: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       conn.interrupt();
+      // An interrupt that arrives before DuckDB has registered the statement is lost: keep
+      // interrupting until the run gives up.
+      repeat = setInterval(() => conn.interrupt(), 50);
     }, options.timeoutMs);
     try {
       if (this.options.verifyTranslation !== false) {
@@ -110,34 +114,44 @@ export class DuckDbQueryRunner implements QueryEngine {
       }
       // An interrupt that lands between statements is lost, so look at the clock before each.
       if (timedOut) throw new Error('timed out');
-      const values: Record<string, string | null> = {};
-      for (const name of generated.params) {
-        const v = params[name];
-        values[name] = typeof v === 'string' ? v : null;
-      }
       const prepared = await this.statement(conn, generated.sql);
       // Every parameter is bound on every run (absent → NULL), so nothing carries over from a previous run.
-      if (generated.params.length > 0) prepared.bind(values, translation.types);
+      if (generated.params.length > 0) {
+        const bound = bindValues(generated.params, params);
+        prepared.bind(bound.values, bound.types);
+      }
       if (timedOut) throw new Error('timed out');
       const result = await prepared.run();
-      const chunks: DuckDBDataChunk[] = [];
+      const names = result.columnNames();
+      const duckTypes = result.columnTypes();
+      const types = generated.columns.map((c) => c.type);
+      const encode = chunkEncoder(names, duckTypes, types);
+      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      const rows: Record<string, JsonValue>[] = [];
+      let bytes = 0;
       for (;;) {
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
-        chunks.push(chunk);
+        if (!Number.isFinite(maxBytes)) {
+          encode(chunk, 0, chunk.rowCount, rows);
+          continue;
+        }
+        // A few rows at a time, so a result past the byte limit stops growing memory a few rows
+        // after it (rows of several MB each are possible: string_agg, array_agg).
+        for (let from = 0; from < chunk.rowCount; from += SIZE_CHECK_ROWS) {
+          const before = rows.length;
+          encode(chunk, from, Math.min(chunk.rowCount, from + SIZE_CHECK_ROWS), rows);
+          for (let r = before; r < rows.length && bytes <= maxBytes; r++) bytes = jsonSizeBeyond(rows[r], maxBytes, bytes);
+          if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+        }
       }
-      const rows = encodeChunks(
-        chunks,
-        result.columnNames(),
-        result.columnTypes(),
-        generated.columns.map((c) => c.type),
-      );
-      return { rows, columns: result.columnNames(), warnings: generated.warnings };
+      return { rows, columns: names, warnings: generated.warnings };
     } catch (e) {
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       throw mapDuckDbError(e);
     } finally {
       clearTimeout(timer);
+      clearInterval(repeat);
       // A connection the timer interrupted is not reused: the interrupt may land after the query.
       if (timedOut) this.discard(conn);
       else this.release(conn);
@@ -212,7 +226,13 @@ export function mapDuckDbError(e: unknown): QuarryError {
     .replace(/"?src_[0-9a-f]{32}"?/g, 'the source')
     .trim();
   if (kind === 'Interrupt') return new QuarryError('QUERY_TIMEOUT', 'The query was stopped before it finished', { cause: e });
-  if (kind === 'Out of Memory') return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
+  if (kind === 'Out of Memory') {
+    return new QuarryError(
+      'OVERLOADED',
+      "The query needed more memory than the engine's limit (MEMORY_BUDGET / DUCKDB_MEMORY_LIMIT); simplify it or retry when fewer queries run",
+      { cause: e, retryAfter: 5 },
+    );
+  }
   if (kind === 'Binder' || kind === 'Conversion' || kind === 'Invalid Input' || kind === 'Out of Range' || kind === 'Not implemented') {
     return new QuarryError('INVALID_QUERY', `The query is not valid: ${detail}`, { cause: e });
   }
