@@ -250,11 +250,11 @@ export class IngestService {
    * tried alone, so one bad request fails alone.
    */
   private startGrowth(source: SourceRef): void {
-    const requests = this.queue.filter((p) => p.source.id === source.id);
     const run = (async () => {
-      // A group taken in the same pass may hold this source: it is marked appending only once
-      // `takeGroup` returns, so look after that.
+      // A group taken in the same pass may hold this source: it is marked appending, and taken out
+      // of the queue, only once `takeGroup` returns, so look after that.
       await Promise.resolve();
+      const requests = this.queue.filter((p) => p.source.id === source.id);
       await Promise.all([...(this.appending.get(source.id) ?? [])]);
       try {
         await this.grow(source, requests);
