@@ -143,7 +143,7 @@ async function startService(dataDir: string, env: Record<string, string>): Promi
       if (m?.[1]) {
         clearTimeout(timer);
         child.removeAllListeners('exit');
-        resolve({ child, url: m[1], stderr: () => err });
+        resolve({ child, url: m[1], stderr: () => `${err}\n${out}` });
       }
     });
   });
@@ -374,7 +374,9 @@ async function runRound(
           ackedNow += req.ids.length;
           if (req.grows && mode === 'after-growth' && ++growthAcks >= minGrowthAcks) await kill();
         } else if (!killed && res.status !== 503) {
-          throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
+          await new Promise((r) => setTimeout(r, 500));
+          const serviceLog = svc.stderr().split('\n').filter((l) => /error|fail/i.test(l)).slice(-5).join('\n');
+          throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}\nservice log: ${serviceLog.slice(0, 3000)}`);
         }
       } catch (e) {
         if (killed) return;
@@ -408,8 +410,13 @@ async function runRound(
           }
         } else if (what === 2 && live.length > 0) {
           const id = live.splice(mrng.int(live.length), 1)[0] as string;
+          // Until the answer arrives, the token may be gone or not: it is checked no more.
+          acked.tokens.delete(id);
           const r = await api(svc.url, 'DELETE', `/api/access-tokens/${id}`);
-          if (r.status === 204) acked.revoked.add(id);
+          if (r.status === 204) {
+            acked.tokens.add(id);
+            acked.revoked.add(id);
+          }
         } else {
           const r = await api(svc.url, 'POST', '/api/sources', { name: `crash.extra.${round}.${n}` });
           if (r.status === 201) acked.sources.add((r.json as { id: string }).id);

@@ -2,6 +2,17 @@
  * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
+import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
+
+/** Node's HTTP server timeouts (README, "Configuration"). */
+export interface HttpTimeouts {
+  /** Time to receive a request's headers (slow headers get 408). */
+  headersMs: number;
+  /** Time to receive a whole request, body included (a slow body gets 408). */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveMs: number;
+}
 
 export interface Config {
   port: number;
@@ -20,14 +31,39 @@ export interface Config {
   /** Queries running at once, and waiting for a turn; past that a query gets 503 OVERLOADED. */
   maxConcurrentQueries: number;
   maxQueuedQueries: number;
-  /** DuckDB memory limit, e.g. '4GB'. */
-  memoryLimit?: string;
+  /** Queries one token may run at once; the rest wait (default: half the concurrency, at least 1). */
+  maxQueriesPerToken: number;
+  /**
+   * Memory for the whole process, bytes (MEMORY_BUDGET, default 2 GiB): DuckDB's memory_limit is
+   * half of it unless DUCKDB_MEMORY_LIMIT says otherwise; the rest is Node's heap, result encoding
+   * and DuckDB's allocations outside its buffer manager.
+   */
+  memoryBudgetBytes: number;
+  /** DuckDB memory limit, e.g. '4GB' (default: half of the memory budget). */
+  memoryLimit: string;
+  /** DuckDB worker threads (default: DuckDB's choice, the core count). */
+  duckdbThreads?: number;
+  /** Spill space for DuckDB under DATA_DIR, e.g. '4GiB' (default: DuckDB's, 90% of free disk). */
+  duckdbMaxTempSize?: string;
+  /** Largest query response body, bytes; a larger result is refused (RESULT_TOO_LARGE). */
+  responseMaxBytes: number;
+  /** Bounds on schema growth per source. */
+  schemaLimits: SchemaLimits;
+  /** Seconds between retention sweeps. */
+  retentionSweepSeconds: number;
+  httpTimeouts: HttpTimeouts;
   /** WAL size that triggers a DuckDB checkpoint, e.g. '64MiB' (the default; the crash test lowers it). */
   checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
+  /** PostgreSQL URL of the shared metadata store (several nodes); unset: the embedded store. */
+  databaseUrl?: string;
+  /** How often a node checks the shared store's version besides notifications, ms. */
+  metadataPollMs: number;
+  /** A node whose shared metadata is older than this refuses requests with a token (503), ms. */
+  metadataMaxStalenessMs: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -42,32 +78,91 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+/** A byte size: a whole number of bytes, or with a unit (`512MiB`, `2GiB`, `1.5GB`). */
+export function parseBytes(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const units: Record<string, number> = {
+    b: 1,
+    kb: 1e3,
+    mb: 1e6,
+    gb: 1e9,
+    tb: 1e12,
+    kib: 2 ** 10,
+    mib: 2 ** 20,
+    gib: 2 ** 30,
+    tib: 2 ** 40,
+  };
+  const unit = units[(m[2] ?? 'b').toLowerCase()] as number;
+  return Math.floor(Number(m[1]) * unit);
+}
+
+function bytes(env: Env, name: string, fallback: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const n = parseBytes(raw);
+  if (n === undefined || n <= 0) throw new Error(`${name} must be a size such as 2GiB or 536870912, got "${raw}"`);
+  return n;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v === '' ? undefined : v;
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const maxConcurrentQueries = Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4));
+  const memoryBudgetBytes = bytes(env, 'MEMORY_BUDGET', 2 * 2 ** 30);
+  const duckdbMemory = optional(env, 'DUCKDB_MEMORY_LIMIT');
+  if (duckdbMemory !== undefined && parseBytes(duckdbMemory) === undefined) {
+    throw new Error(`DUCKDB_MEMORY_LIMIT must be a size such as 1GiB, got "${duckdbMemory}"`);
+  }
   const config: Config = {
     port: positiveInt(env, 'PORT', 4000),
     host: optional(env, 'HOST') ?? '127.0.0.1',
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     bodyLimitBytes: positiveInt(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     queryTimeoutMs: positiveInt(env, 'QUERY_TIMEOUT_MS', 30_000),
-    maxConcurrentQueries: Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4)),
+    maxConcurrentQueries,
     maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
+    // Half the slots by default: one token's flood leaves the rest to others, and on a small
+    // machine DuckDB already spreads each query over every core, so more at once adds little.
+    maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2)))),
+    memoryBudgetBytes,
+    memoryLimit: duckdbMemory ?? `${Math.floor(memoryBudgetBytes / 2 / 2 ** 20)}MiB`,
+    responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),
+    schemaLimits: {
+      maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
+      maxDepth: Math.max(1, positiveInt(env, 'INGEST_MAX_DEPTH', defaultSchemaLimits.maxDepth)),
+      maxKeyLength: Math.max(1, positiveInt(env, 'INGEST_MAX_KEY_LENGTH', defaultSchemaLimits.maxKeyLength)),
+    },
+    retentionSweepSeconds: Math.max(1, positiveInt(env, 'RETENTION_SWEEP_SECONDS', 3600)),
+    httpTimeouts: {
+      headersMs: Math.max(1, positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
+      requestMs: Math.max(1, positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
+      keepAliveMs: Math.max(1, positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
+    },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    metadataPollMs: Math.max(50, positiveInt(env, 'METADATA_POLL_MS', 1000)),
+    metadataMaxStalenessMs: positiveInt(env, 'METADATA_MAX_STALENESS_MS', 10_000),
   };
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl) config.databaseUrl = databaseUrl;
   const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
   const legacy = optional(env, 'LOGFLARE_API_KEY');
-  const mem = optional(env, 'DUCKDB_MEMORY_LIMIT');
+  const threads = optional(env, 'DUCKDB_THREADS');
+  const tempSize = optional(env, 'DUCKDB_MAX_TEMP_SIZE');
   const metricsToken = optional(env, 'METRICS_TOKEN');
   if (metricsToken) config.metricsToken = metricsToken;
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;
-  if (mem) config.memoryLimit = mem;
+  if (threads) config.duckdbThreads = Math.max(1, positiveInt(env, 'DUCKDB_THREADS', 1));
+  if (tempSize) {
+    if (parseBytes(tempSize) === undefined) throw new Error(`DUCKDB_MAX_TEMP_SIZE must be a size such as 4GiB, got "${tempSize}"`);
+    config.duckdbMaxTempSize = tempSize;
+  }
   const checkpoint = optional(env, 'DUCKDB_CHECKPOINT_THRESHOLD');
   if (checkpoint) {
     if (!/^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)$/i.test(checkpoint)) {

@@ -3,11 +3,13 @@
  * The composition root: the only module that picks implementations (engine, metadata store). `main.ts` calls this with
  * the environment's config; tests and the benchmark call it with their own.
  */
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, databasePath, metadataPath } from './config.ts';
+import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
@@ -22,9 +24,9 @@ import { IngestService } from './ingest/pipeline.ts';
 import { QuarryMetrics } from './metrics/metrics.ts';
 import { StorageUsageProbe } from './metrics/storage-usage.ts';
 import { seedSupabaseEndpoints } from './endpoints/seed.ts';
-import type { MetadataRecords } from './metadata/records.ts';
+import { openPostgresMetadata } from './metadata/postgres/records.ts';
 import { type SourceRepository, supabaseSources } from './metadata/sources.ts';
-import { openMetadataStore } from './metadata/store.ts';
+import { type MetadataStore, openMetadataStore } from './metadata/store.ts';
 import { RetentionTask } from './storage/retention.ts';
 
 export interface RunningServer {
@@ -43,9 +45,21 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promi
   }
 }
 
-/** The embedded metadata store: its own file in DATA_DIR. */
-function openMetadataRecords(config: Config, _onError: (e: unknown) => void): Promise<MetadataRecords> {
-  return openEmbeddedMetadata({ path: metadataPath(config), legacyDatabase: databasePath(config) });
+/** The shared store when DATABASE_URL is set, else the embedded one (its own file in DATA_DIR). */
+async function openMetadata(config: Config, onError: (e: unknown) => void): Promise<MetadataStore> {
+  if (config.databaseUrl === undefined) return openMetadataStore(await openEmbeddedMetadata({ path: metadataPath(config) }));
+  const store = await openMetadataStore(
+    await openPostgresMetadata({ url: config.databaseUrl, pollMs: config.metadataPollMs, onError }),
+  );
+  // A node that ran on the embedded store brings its metadata along once; the file is kept, renamed.
+  const embedded = metadataPath(config);
+  if (existsSync(embedded)) {
+    const old = await openEmbeddedMetadata({ path: embedded });
+    const records = await old.load().finally(() => old.close());
+    await store.adopt(records);
+    await rename(embedded, `${embedded}.moved-to-postgres`);
+  }
+  return store;
 }
 
 export interface StartOptions {
@@ -58,14 +72,28 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   let logWarning: (e: unknown) => void = () => undefined;
-  const metadata = await openMetadataStore(await openMetadataRecords(config, (e) => logWarning(e)));
+  const metadata = await openMetadata(config, (e) => logWarning(e));
   const { sources, tokens } = metadata;
   const engine = await openDuckDbEngine({
     path: databasePath(config),
-    ...(config.memoryLimit ? { memoryLimit: config.memoryLimit } : {}),
+    memoryLimit: config.memoryLimit,
+    ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
+    ...(config.duckdbMaxTempSize !== undefined ? { maxTempSize: config.duckdbMaxTempSize } : {}),
     ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
+    adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
-  const auth = createAuth(tokens);
+  const auth = createAuth(tokens, {
+    assertFresh() {
+      const age = metadata.stalenessMs();
+      if (age > Math.max(config.metadataMaxStalenessMs, 2 * config.metadataPollMs)) {
+        throw new QuarryError(
+          'UNAVAILABLE',
+          `This node has not reached the metadata store for ${Math.round(age / 1000)} s and cannot check access tokens; retry shortly.`,
+          { retryAfter: 2 },
+        );
+      }
+    },
+  });
   const tables = engine.sources;
 
   const sourceAdmin: SourceAdmin = {
@@ -88,11 +116,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     schema: (id) => tables.catalog.sourceById(id)?.schema,
   };
 
-  const ingest = new IngestService({ sources: tables, storage: engine.storage });
+  // Background tasks log through the HTTP app's logger once it exists.
+  let log: (message: string) => void = () => undefined;
+  const ingest = new IngestService({ sources: tables, storage: engine.storage, limits: config.schemaLimits });
   const retention = new RetentionTask({
     storage: engine.storage,
     catalog: tables.catalog,
     policies: () => sources.list().map((s) => ({ sourceId: s.id, retentionDays: s.retention_days })),
+    intervalMs: config.retentionSweepSeconds * 1000,
+    log: (message) => log(message),
   });
   retention.start();
 
@@ -104,6 +136,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
+    maxQueriesPerToken: config.maxQueriesPerToken,
+    maxResponseBytes: config.responseMaxBytes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
@@ -159,6 +193,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    httpTimeouts: config.httpTimeouts,
     savedEndpoints: {
       endpoints: () => endpoints.repository.list(),
       declaredParams: (e) => endpoints.runner.declaredParams(e),
@@ -185,6 +220,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     },
   });
+  log = (message) => app.log.info(message);
   logWarning = (e) => app.log.warn({ err: e }, 'metadata store: %s', e instanceof Error ? e.message : String(e));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -32,17 +32,28 @@ export function extractToken(req: RequestCredentials): string | undefined {
   return undefined;
 }
 
+export interface AuthOptions {
+  /**
+   * Throws when this node's copy of the tokens may be out of date (a shared metadata store it has
+   * not reached for too long), so a token revoked elsewhere is never accepted past the bound.
+   */
+  assertFresh?: () => void;
+}
+
 export interface Auth {
-  /** The token presented, if any and live; throws nothing. */
+  /** The token presented, if any and live; throws only when `assertFresh` does. */
   identify(req: RequestCredentials): AccessToken | undefined;
   /** Throws UNAUTHORIZED (no/unknown/revoked token) or FORBIDDEN (token lacks the scope). */
   require(req: RequestCredentials, action: Action): AccessToken;
 }
 
-export function createAuth(tokens: TokenRepository): Auth {
+export function createAuth(tokens: TokenRepository, options: AuthOptions = {}): Auth {
+  const assertFresh = options.assertFresh ?? (() => undefined);
   function identify(req: RequestCredentials) {
     const value = extractToken(req);
-    return value === undefined ? undefined : tokens.findByValue(value);
+    if (value === undefined) return undefined;
+    assertFresh();
+    return tokens.findByValue(value);
   }
   return {
     identify,
@@ -54,6 +65,7 @@ export function createAuth(tokens: TokenRepository): Auth {
           'An access token is required: send it as "Authorization: Bearer <token>", an "X-API-KEY" header or an "api_key" query parameter.',
         );
       }
+      assertFresh();
       const token = tokens.findByValue(value);
       if (!token) throw new QuarryError('UNAUTHORIZED', 'The access token is unknown or has been revoked.');
       if (!allows(token.scopes, action)) {

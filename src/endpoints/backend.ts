@@ -24,6 +24,8 @@ export interface ExecuteRequest {
   params: BoundParams;
   maxRows: number;
   timeoutMs: number;
+  /** Results beyond about this many JSON bytes fail with RESULT_TOO_LARGE. */
+  maxBytes?: number;
 }
 
 export interface ExecuteResult {

@@ -34,6 +34,10 @@ export interface OpenEndpointsOptions {
   /** Queries running at once (default 4) and waiting for a turn (default 64); past that: 503. */
   maxConcurrentQueries?: number;
   maxQueuedQueries?: number;
+  /** Queries one token may run at once (default: half of maxConcurrentQueries, at least 1). */
+  maxQueriesPerToken?: number;
+  /** Largest response body in bytes (default 64 MiB). */
+  maxResponseBytes?: number;
   /** Told about failed background cache refreshes. */
   onRefreshError?: (error: unknown, endpointId: string) => void;
 }
@@ -63,12 +67,14 @@ export async function openEndpoints(options: OpenEndpointsOptions): Promise<Endp
   const admission = new Admission({
     maxRunning: options.maxConcurrentQueries ?? 4,
     maxWaiting: options.maxQueuedQueries ?? 64,
+    ...(options.maxQueriesPerToken !== undefined ? { maxPerCaller: options.maxQueriesPerToken } : {}),
   });
   const runner = new EndpointRunner({
     endpoints: repository,
     backend: options.backend,
     cache,
     timeoutMs: options.queryTimeoutMs,
+    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
     admission,
   });
   const stats = new EndpointStats(options.clock ?? systemClock);

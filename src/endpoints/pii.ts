@@ -38,12 +38,16 @@ export function redactString(text: string): string {
 export function redactValue(value: unknown): unknown {
   if (typeof value === 'string') return redactString(value);
   if (Array.isArray(value)) return value.map(redactValue);
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v);
-    return out;
+  if (value !== null && typeof value === 'object' && isPlainObject(value)) {
+    // Keys are field names (user input): fromEntries makes even `__proto__` an own key.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v)]));
   }
   return value;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 export function redactRows(rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {

@@ -27,6 +27,10 @@ export interface RunRequest {
   params: RawParams;
   /** The `LF-ENDPOINT-REDACT-PII` header, if sent. */
   redactHeader?: string | string[] | undefined;
+  /** Who asks (a token id, or the client address): admission is fair between callers. */
+  caller?: string;
+  /** When the request arrived, on performance.now()'s clock: the time limit counts from here. */
+  receivedAt?: number;
 }
 
 export interface EndpointLookup {
@@ -42,7 +46,12 @@ export interface EndpointRunnerOptions {
   timeoutMs: number;
   /** Bounds concurrent queries (cache hits do not count). */
   admission: Admission;
+  /** Largest response body, bytes (QUERY_MAX_RESPONSE_BYTES, default 64 MiB); larger: RESULT_TOO_LARGE. */
+  maxResponseBytes?: number;
 }
+
+/** QUERY_MAX_RESPONSE_BYTES's default. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
 
 export class EndpointRunner {
   readonly #endpoints: EndpointLookup;
@@ -50,6 +59,12 @@ export class EndpointRunner {
   readonly #cache: ResultCache<RunBody>;
   readonly #timeoutMs: number;
   readonly #admission: Admission;
+  readonly #maxBytes: number;
+  /**
+   * The time limit less a margin for stopping the query and sending the answer (5%, at most
+   * 250 ms): the limit is when the caller has its answer, not when the interrupt is sent.
+   */
+  readonly #budgetMs: number;
   /** Parsed saved queries, per endpoint version (id + updated_at). */
   readonly #info = new Map<string, { version: string; info: Promise<SavedQueryInfo> }>();
 
@@ -59,6 +74,8 @@ export class EndpointRunner {
     this.#cache = options.cache;
     this.#timeoutMs = options.timeoutMs;
     this.#admission = options.admission;
+    this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#budgetMs = options.timeoutMs - Math.min(250, options.timeoutMs * 0.05);
   }
 
   /** A path segment that parses as a UUID is an id; anything else is a name. */
@@ -79,8 +96,15 @@ export class EndpointRunner {
     const params = endpoint.params ? bindTyped(endpoint.params, info.params, request.params) : bindDeclared(info.params, request.params);
     const redact = redactionFor(request.redactHeader, endpoint.redact_pii);
 
+    // The request's own computation counts from its arrival; a background refresh of the cached
+    // entry (the cache calls `compute` again later) gets a full time limit from its own start.
+    let first = true;
     const compute = async (): Promise<Computed<RunBody>> => {
-      const result = await this.#admission.run(() =>
+      const ticket = first
+        ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#budgetMs }
+        : { caller: '(refresh)', deadline: performance.now() + this.#budgetMs };
+      first = false;
+      const result = await this.#admission.run(ticket, (remainingMs) =>
         this.#backend.execute({
           saved: endpoint.query,
           info,
@@ -88,7 +112,8 @@ export class EndpointRunner {
           caller,
           params,
           maxRows: endpoint.max_limit,
-          timeoutMs: this.#timeoutMs,
+          timeoutMs: Math.max(1, Math.floor(remainingMs)),
+          maxBytes: this.#maxBytes,
         }),
       );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;

@@ -48,7 +48,11 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         sandboxable: request.sandboxable,
         ...(caller ? { caller } : {}),
       });
-      const result = await engine.run(prepared, params, { timeoutMs: request.timeoutMs, maxRows: request.maxRows });
+      const result = await engine.run(prepared, params, {
+        timeoutMs: request.timeoutMs,
+        maxRows: request.maxRows,
+        ...(request.maxBytes !== undefined ? { maxBytes: request.maxBytes } : {}),
+      });
       return result.columns ? { rows: result.rows, columns: result.columns, warnings: result.warnings } : { rows: result.rows, warnings: result.warnings };
     },
   };

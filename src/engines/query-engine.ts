@@ -16,11 +16,39 @@ export type ParamValue =
   | { readonly type: 'timestamp'; readonly micros: bigint }
   | { readonly type: 'date'; readonly days: number };
 
+/**
+ * A parameter value as text, for engines whose client sends parameters as text and parses them
+ * into the placeholder's type (ClickHouse's `{name:Type}`): ints and floats as numbers, booleans
+ * as `true`/`false`, TIMESTAMP as `2026-11-21 10:00:00.000000` (UTC), DATE as `2026-11-21`.
+ */
+export function paramText(value: ParamValue): string {
+  if (typeof value === 'string') return value;
+  switch (value.type) {
+    case 'int':
+      return value.value.toString();
+    case 'float':
+      return String(value.value);
+    case 'bool':
+      return value.value ? 'true' : 'false';
+    case 'timestamp': {
+      const micros = value.micros;
+      const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
+      const fraction = micros - seconds * 1_000_000n;
+      const iso = new Date(Number(seconds) * 1000).toISOString();
+      return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.toString().padStart(6, '0')}`;
+    }
+    case 'date':
+      return new Date(value.days * 86_400_000).toISOString().slice(0, 10);
+  }
+}
+
 export interface RunOptions {
   /** The query is interrupted after this long (QUERY_TIMEOUT). */
   timeoutMs: number;
   /** At most this many rows come back, whatever the query's own LIMIT says. */
   maxRows: number;
+  /** Encoded rows beyond about this many JSON bytes fail with RESULT_TOO_LARGE (default: none). */
+  maxBytes?: number;
 }
 
 export interface QueryResult {

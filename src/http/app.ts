@@ -6,7 +6,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
-import { QuarryError } from '../errors.ts';
+import type { HttpTimeouts } from '../config.ts';
+import { QuarryError, errorBody } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
 import { explorerRoutes } from './explorer-routes.ts';
@@ -38,14 +39,55 @@ export interface AppDeps {
   problems?: () => Promise<string[]>;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Defaults: headers 10 s, whole request 30 s, idle keep-alive 72 s. */
+  httpTimeouts?: HttpTimeouts;
   /** Saved endpoints, each listed in the OpenAPI document as an operation of its own. */
   savedEndpoints?: OpenApiEndpointSources;
   /** Route plugins of other parts (ingest, endpoints), registered after the core ones. */
   register?: (app: FastifyInstance) => Promise<void>;
 }
 
+const defaultTimeouts: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 };
+
+/** A 408 in the usual error shape, written straight to a socket whose request never completed. */
+function requestTimeoutResponse(): string {
+  const body = JSON.stringify(
+    errorBody(new QuarryError('REQUEST_TIMEOUT', 'The request was not received in time (headers or body too slow).')),
+  );
+  return (
+    'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
 export async function buildApp(deps: AppDeps) {
+  const timeouts = deps.httpTimeouts ?? defaultTimeouts;
   const app = Fastify({
+    // Slow clients (one body byte every few seconds) cannot hold a connection: Node answers 408
+    // once headers or the whole request take longer than allowed, checked every second.
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+    },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    clientErrorHandler: (error, socket) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (socket.writable && (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT')) {
+        socket.end(requestTimeoutResponse());
+        return;
+      }
+      if (socket.writable) {
+        const body = JSON.stringify(errorBody(new QuarryError('BAD_REQUEST', 'The request is not valid HTTP.')));
+        socket.end(
+          'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+        return;
+      }
+      socket.destroy(error);
+    },
     logger: deps.logLevel === 'silent' ? false : { level: deps.logLevel },
     logController: new RequestLog(),
     bodyLimit: deps.bodyLimitBytes,

@@ -145,7 +145,7 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
     }
     const trace: RunTrace = { endpoint };
     req.endpointRun = trace;
-    if (endpoint.enable_auth) auth.require(req, { kind: 'query', endpointId: endpoint.id });
+    const token = endpoint.enable_auth ? auth.require(req, { kind: 'query', endpointId: endpoint.id }) : auth.identify(req);
 
     const params = mergeParams(req.query, body);
     // `format` picks the response format, unless the saved query declares @format for itself.
@@ -154,6 +154,9 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
     const outcome = await runner.run(endpoint, {
       params,
       redactHeader: req.headers[REDACT_HEADER],
+      // Fair shares are per token; callers without one share per client address.
+      caller: token ? `token:${token.id}` : `ip:${req.ip}`,
+      receivedAt: performance.now() - reply.elapsedTime,
     });
     trace.outcome = outcome;
     const { body: result } = outcome;

@@ -10,31 +10,33 @@
  * - every other top-level key is kept at any depth, names made column-safe (src/ingest/keys.ts).
  */
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
+import { jsonText } from '../storage/json-text.ts';
+import { defaultSchemaLimits } from '../storage/limits.ts';
 import { newEventId } from './event-id.ts';
-import { sanitiseObject } from './keys.ts';
+import { type KeyLimits, sanitiseObject } from './keys.ts';
 
 const RESERVED = new Set(['id', 'timestamp', 'event_message']);
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
-export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint): StoredEvent {
+export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint, limits: KeyLimits = defaultSchemaLimits): StoredEvent {
   return {
     id: eventId(event.id),
     timestamp: parseTimestamp(event.timestamp) ?? nowMicros,
     event_message: eventMessage(event),
-    fields: eventFields(event),
+    fields: eventFields(event, limits),
   };
 }
 
 /** The stored id: the given one as text, else a new UUID. */
 export function eventId(id: unknown): string {
-  return id === undefined || id === null || id === '' ? newEventId() : typeof id === 'string' ? id : JSON.stringify(id);
+  return id === undefined || id === null || id === '' ? newEventId() : typeof id === 'string' ? id : jsonText(id);
 }
 
 /** `event_message`, else `message`: text as is, anything else as its JSON text. */
 export function eventMessage(event: { [key: string]: unknown }): string | null {
   const em = event.event_message;
   const text = em === undefined || em === null ? event.message : em;
-  return text === undefined || text === null ? null : typeof text === 'string' ? text : JSON.stringify(text);
+  return text === undefined || text === null ? null : typeof text === 'string' ? text : jsonText(text);
 }
 
 /** True when the event's `message` becomes its event message (and so is not also a field). */
@@ -43,10 +45,10 @@ export function messageMoved(event: { [key: string]: unknown }): boolean {
 }
 
 /** Every key but id, timestamp and the event message, sanitised. */
-export function eventFields(event: { [key: string]: unknown }): JsonObject {
+export function eventFields(event: { [key: string]: unknown }, limits: KeyLimits = defaultSchemaLimits): JsonObject {
   const { id, timestamp, event_message, message, ...rest } = event;
   if (event_message !== undefined && event_message !== null && message !== undefined && message !== null) rest.message = message;
-  return sanitiseObject(rest, RESERVED);
+  return sanitiseObject(rest, RESERVED, limits);
 }
 
 export function nowMicros(): bigint {

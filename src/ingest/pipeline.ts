@@ -3,6 +3,13 @@
  * grows the schemas, and appends it all in one transaction (group commit), so durability costs one
  * WAL fsync per group instead of one per request. `ingest` resolves only after that commit.
  *
+ * Schema growth runs beside the group commit, per source: a request whose events do not fit its
+ * source's current schema stays queued while that source's schema grows (one change for every
+ * request of the source waiting at that moment), after the groups already holding that source have
+ * committed; meanwhile requests for other sources keep being grouped and committed. So a large or
+ * slow schema change in one source (thousands of new keys, a column rewritten by a type conflict)
+ * holds up only that source.
+ *
  * A request is all-or-nothing. If a group's transaction fails, each of its requests is retried on
  * its own so one bad request cannot fail its neighbours. The queue is bounded: past
  * `maxQueuedEvents` a request is refused with OVERLOADED (503 + Retry-After) instead of growing
@@ -12,13 +19,14 @@ import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
 import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
-import { mergeTypes } from '../storage/infer.ts';
+import { mergeSchema, mergeTypes } from '../storage/infer.ts';
+import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
 import { nowMicros } from './normalise.ts';
 import type { PreparedRequest } from './prepare.ts';
-import { fieldsOf, prepareRequest, rawFor } from './prepare.ts';
+import { fieldsOf, fitsSchema, prepareRequest, rawFor } from './prepare.ts';
 
 export interface IngestOptions {
   sources: SourceTables;
@@ -31,12 +39,16 @@ export interface IngestOptions {
   retryAfterSeconds?: number;
   /** Called with a person-readable line when a write fails. */
   log?: (message: string) => void;
+  /** Bounds on schema growth per source (src/storage/limits.ts). */
+  limits?: SchemaLimits;
 }
 
 interface Pending {
   source: SourceRef;
   count: number;
   prepared: PreparedRequest;
+  /** Its source's schema has grown for it: it is grouped even if the schema moved on since. */
+  grown?: boolean;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -53,6 +65,7 @@ export class IngestService {
   private readonly maxGroup: number;
   private readonly retryAfter: number;
   private readonly log: (message: string) => void;
+  private readonly limits: SchemaLimits;
   private queue: Pending[] = [];
   private queued = 0;
   private writing: Promise<void> | undefined;
@@ -60,6 +73,10 @@ export class IngestService {
   private groups = 0;
   /** Settles when the last group handed to `store` is queued in storage. */
   private storing: Promise<unknown> = Promise.resolve();
+  /** Sources whose schema is growing now; their requests wait in the queue meanwhile. */
+  private readonly growing = new Map<string, Promise<void>>();
+  /** Per source, the groups holding its events that have not finished yet. */
+  private readonly appending = new Map<string, Set<Promise<void>>>();
 
   constructor(options: IngestOptions) {
     this.sources = options.sources;
@@ -68,6 +85,7 @@ export class IngestService {
     this.maxGroup = options.maxGroupEvents ?? 100_000;
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
+    this.limits = options.limits ?? defaultSchemaLimits;
   }
 
   /** Events accepted but not yet committed. */
@@ -104,7 +122,7 @@ export class IngestService {
         ),
       );
     }
-    const prepared = prepareRequest(events, nowMicros(), rawText);
+    const prepared = prepareRequest(events, nowMicros(), rawText, this.limits);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ source, count: events.length, prepared, resolve, reject });
       this.queued += events.length;
@@ -114,7 +132,9 @@ export class IngestService {
 
   /** Resolves once everything queued so far is written (or failed). */
   async flush(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
+    while (this.writing !== undefined || this.growing.size > 0) {
+      await Promise.all([this.writing, ...this.growing.values()]);
+    }
   }
 
   /** Refuses new events and waits for the queued ones. */
@@ -127,7 +147,7 @@ export class IngestService {
     if (this.writing !== undefined) return;
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
-      if (this.queue.length > 0) this.pump();
+      if (this.queue.some((p) => !this.growing.has(p.source.id))) this.pump();
     });
   }
 
@@ -139,29 +159,144 @@ export class IngestService {
   private async drain(): Promise<void> {
     const inflight = new Set<Promise<void>>();
     for (;;) {
-      if (inflight.size >= PIPELINE_DEPTH || (this.queue.length === 0 && inflight.size > 0)) {
+      if (inflight.size >= PIPELINE_DEPTH) {
         await Promise.race(inflight);
         continue;
       }
-      if (this.queue.length === 0) return;
-      const group = this.takeGroup();
+      const group = this.queue.length === 0 ? [] : this.takeGroup();
+      if (group.length === 0) {
+        if (inflight.size === 0) return;
+        await Promise.race(inflight);
+        continue;
+      }
+      let finish: () => void = () => undefined;
+      const finished = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      this.markAppending(group, finished);
       const stored = this.store(group);
       // Wait until this group's append is queued in storage, so the next group's schema changes
       // come after it.
       await stored.queued.catch(() => undefined);
-      const done: Promise<void> = this.writeGroup(group, stored.committed).finally(() => inflight.delete(done));
+      const done: Promise<void> = this.writeGroup(group, stored.committed).finally(() => {
+        inflight.delete(done);
+        finish();
+      });
       inflight.add(done);
     }
   }
 
+  /**
+   * The next group: queued requests in order, up to `maxGroup` events, leaving in the queue those
+   * of sources whose schema is growing, and starting the growth of any source a request does not
+   * fit.
+   */
   private takeGroup(): Pending[] {
+    const take: Pending[] = [];
+    const rest: Pending[] = [];
     let n = 0;
-    let take = 0;
-    while (take < this.queue.length && (take === 0 || n + (this.queue[take] as Pending).count <= this.maxGroup)) {
-      n += (this.queue[take] as Pending).count;
-      take++;
+    let full = false;
+    for (const p of this.queue) {
+      if (full || this.growing.has(p.source.id)) {
+        rest.push(p);
+        continue;
+      }
+      if (this.needsGrowth(p)) {
+        this.startGrowth(p.source);
+        rest.push(p);
+        continue;
+      }
+      if (take.length > 0 && n + p.count > this.maxGroup) {
+        full = true;
+        rest.push(p);
+        continue;
+      }
+      take.push(p);
+      n += p.count;
     }
-    return this.queue.splice(0, take);
+    this.queue = rest;
+    return take;
+  }
+
+  /** True when the request's source has no table yet or its events bring a schema change. */
+  private needsGrowth(p: Pending): boolean {
+    if (p.grown === true) return false;
+    const entry = this.sources.catalog.sourceById(p.source.id);
+    if (entry === undefined || entry.name !== p.source.name) return true;
+    const observed = p.prepared.observed;
+    if (observed === undefined || fitsSchema(observed, entry.schema.columns)) return false;
+    return mergeSchema(entry.schema, observed).changes.length > 0;
+  }
+
+  private markAppending(group: readonly Pending[], finished: Promise<void>): void {
+    for (const id of new Set(group.map((p) => p.source.id))) {
+      let set = this.appending.get(id);
+      if (set === undefined) {
+        set = new Set();
+        this.appending.set(id, set);
+      }
+      const s = set;
+      s.add(finished);
+      void finished.then(() => {
+        s.delete(finished);
+        if (s.size === 0 && this.appending.get(id) === s) this.appending.delete(id);
+      });
+    }
+  }
+
+  /**
+   * Grows `source`'s schema for every request of it queued now, in one change, once the groups
+   * already holding its events have finished. If that change fails, each request's own change is
+   * tried alone, so one bad request fails alone.
+   */
+  private startGrowth(source: SourceRef): void {
+    const run = (async () => {
+      // A group taken in the same pass may hold this source: it is marked appending, and taken out
+      // of the queue, only once `takeGroup` returns, so look after that.
+      await Promise.resolve();
+      const requests = this.queue.filter((p) => p.source.id === source.id);
+      await Promise.all([...(this.appending.get(source.id) ?? [])]);
+      try {
+        await this.grow(source, requests);
+        for (const p of requests) p.grown = true;
+        return;
+      } catch (e) {
+        if (requests.length === 1 || isDiskFull(e)) {
+          for (const p of requests) this.drop(p, e);
+          return;
+        }
+      }
+      for (const p of requests) {
+        try {
+          await this.grow(source, [p]);
+          p.grown = true;
+        } catch (e) {
+          this.drop(p, e);
+        }
+      }
+    })().finally(() => {
+      this.growing.delete(source.id);
+      this.pump();
+    });
+    this.growing.set(source.id, run);
+  }
+
+  private async grow(source: SourceRef, requests: readonly Pending[]): Promise<void> {
+    let observed: FieldType | undefined;
+    for (const p of requests) {
+      if (p.prepared.observed === undefined) continue;
+      const t: FieldType = { kind: 'record', fields: p.prepared.observed };
+      observed = observed === undefined ? t : mergeTypes(observed, t);
+    }
+    await this.sources.ensure(source);
+    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
+  }
+
+  /** Takes a queued request out and fails it. */
+  private drop(p: Pending, e: unknown): void {
+    const i = this.queue.indexOf(p);
+    if (i >= 0) this.queue.splice(i, 1);
+    this.fail(p, e);
   }
 
   private async writeGroup(group: Pending[], committed: Promise<void>): Promise<void> {
@@ -237,7 +372,7 @@ export class IngestService {
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {});
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
       for (const p of requests) appendStored(events, p.prepared, columns);

@@ -25,10 +25,12 @@
  * (RFC 8259 leaves duplicate names unspecified).
  */
 import type { JsonObject, JsonValue, RawEventArray } from '../storage/event.ts';
+import { copyFields, emptyFields, own, setOwn } from '../storage/fields.ts';
 import { BOOL, findName, inferFields, numberType, STRING } from '../storage/infer.ts';
+import { defaultSchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { RawEvent } from './body.ts';
-import { SAFE_KEY } from './keys.ts';
+import { type KeyLimits, safeKey } from './keys.ts';
 import { eventFields, eventId, eventMessage, messageMoved, parseTimestamp } from './normalise.ts';
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
@@ -46,17 +48,24 @@ export interface PreparedRequest {
   raw: RawEventArray | undefined;
   /** Some event's `message` became its event message (then `message` must not be a column). */
   messageMoved: boolean;
+  limits: KeyLimits;
 }
 
 interface WalkState {
   ok: boolean;
+  limits: KeyLimits;
 }
 
 /**
  * The standard columns and field types of a request's events. `rawText`, when given, is the JSON
  * text of an array holding exactly `events`; `raw` keeps it when storage may read fields from it.
  */
-export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, rawText?: string): PreparedRequest {
+export function prepareRequest(
+  events: readonly RawEvent[],
+  nowMicros: bigint,
+  rawText?: string,
+  limits: KeyLimits = defaultSchemaLimits,
+): PreparedRequest {
   const n = events.length;
   const out: PreparedRequest = {
     events,
@@ -67,8 +76,9 @@ export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, r
     observed: undefined,
     raw: rawText !== undefined && textReadable(rawText) ? { text: rawText, count: n } : undefined,
     messageMoved: false,
+    limits,
   };
-  const state: WalkState = { ok: true };
+  const state: WalkState = { ok: true, limits };
   let observed: Record<string, FieldType> | undefined;
   for (let i = 0; i < n; i++) {
     const e = events[i] as RawEvent;
@@ -82,7 +92,7 @@ export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, r
       if (state.ok) continue;
       out.raw = undefined;
     }
-    const fields = eventFields(e);
+    const fields = eventFields(e, limits);
     out.fields[i] = fields;
     observed = inferFields(fields, observed);
   }
@@ -99,7 +109,7 @@ function textReadable(text: string): boolean {
 export function fieldsOf(prepared: PreparedRequest, i: number): JsonObject {
   let f = prepared.fields[i];
   if (f === undefined) {
-    f = eventFields(prepared.events[i] as RawEvent);
+    f = eventFields(prepared.events[i] as RawEvent, prepared.limits);
     prepared.fields[i] = f;
   }
   return f;
@@ -122,8 +132,8 @@ export function rawFor(prepared: PreparedRequest, columns: Record<string, FieldT
 export function fitsSchema(observed: Record<string, FieldType> | undefined, fields: Record<string, FieldType>): boolean {
   if (observed === undefined) return true;
   for (const key in observed) {
-    if (!Object.hasOwn(fields, key)) return false;
-    if (!fitsType(observed[key] as FieldType, fields[key] as FieldType)) return false;
+    const stored = own(fields, key);
+    if (stored === undefined || !fitsType(observed[key] as FieldType, stored)) return false;
   }
   return true;
 }
@@ -152,24 +162,24 @@ function walkTop(
     if (key === 'id' || key === 'timestamp' || key === 'event_message' || (skipMessage && key === 'message')) continue;
     const v = event[key];
     if (v === null || v === undefined) continue;
-    if (fields === undefined || !Object.hasOwn(fields, key)) {
-      if (!newKeyOk(fields, key)) return fail(state, fields);
+    const before = fields === undefined ? undefined : own(fields, key);
+    if (before === undefined) {
+      if (!newKeyOk(fields, key, state)) return fail(state, fields);
       const lower = key.toLowerCase();
       if (lower !== key && (lower === 'id' || lower === 'timestamp' || lower === 'event_message')) return fail(state, fields);
     }
-    const before = fields?.[key];
-    const after = walkValue(before, v, state);
+    const after = walkValue(before, v, state, 1);
     if (!state.ok) return fields;
     if (after === before || after === undefined) continue;
-    fields ??= {};
-    fields[key] = after;
+    fields ??= emptyFields();
+    setOwn(fields, key, after);
   }
   return fields;
 }
 
 /** A key not yet in `fields`: already column-safe, and no other spelling of it is there. */
-function newKeyOk(fields: Record<string, FieldType> | undefined, key: string): boolean {
-  return SAFE_KEY.test(key) && (fields === undefined || findName(fields, key) === undefined);
+function newKeyOk(fields: Record<string, FieldType> | undefined, key: string, state: WalkState): boolean {
+  return safeKey(key, state.limits.maxKeyLength) && (fields === undefined || findName(fields, key) === undefined);
 }
 
 function fail(state: WalkState, fields: Record<string, FieldType> | undefined): Record<string, FieldType> | undefined {
@@ -181,7 +191,7 @@ function fail(state: WalkState, fields: Record<string, FieldType> | undefined): 
  * `widen` (src/storage/infer.ts) for a value that must need no conversion: clears `state.ok` on a
  * kind conflict, a typeless container or a key that is not column-safe.
  */
-function walkValue(type: FieldType | undefined, value: unknown, state: WalkState): FieldType | undefined {
+function walkValue(type: FieldType | undefined, value: unknown, state: WalkState, level: number): FieldType | undefined {
   switch (typeof value) {
     case 'string':
       if (type === undefined || type === STRING) return STRING;
@@ -203,13 +213,15 @@ function walkValue(type: FieldType | undefined, value: unknown, state: WalkState
       return conflict(state, type);
   }
   if (value === null) return type;
+  // Deeper than the limit: sanitising keeps it as JSON text.
+  if (level > state.limits.maxDepth) return conflict(state, type);
   if (Array.isArray(value)) {
     if (type !== undefined && type.kind !== 'list') return conflict(state, type);
     let element = type?.element;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (item === null) continue;
-      element = walkValue(element, item, state);
+      element = walkValue(element, item, state, level + 1);
       if (!state.ok) return type;
     }
     if (element === undefined) return conflict(state, type);
@@ -224,17 +236,15 @@ function walkValue(type: FieldType | undefined, value: unknown, state: WalkState
     const v = object[key];
     if (v === null || v === undefined) continue;
     const current = fields ?? known;
-    if (current === undefined || !Object.hasOwn(current, key)) {
-      if (!newKeyOk(current, key)) return conflict(state, type);
-    }
-    const before = current?.[key];
-    const after = walkValue(before, v, state);
+    const before = current === undefined ? undefined : own(current, key);
+    if (before === undefined && !newKeyOk(current, key, state)) return conflict(state, type);
+    const after = walkValue(before, v, state, level + 1);
     if (!state.ok) return type;
     if (after === undefined) continue;
     typed = true;
     if (after === before) continue;
-    fields ??= { ...known };
-    fields[key] = after;
+    fields ??= known === undefined ? emptyFields() : copyFields(known);
+    setOwn(fields, key, after);
   }
   if (!typed) return conflict(state, type);
   if (fields === undefined) return type;

@@ -50,6 +50,11 @@ export interface MetadataRecords {
    * holds it. The embedded store always grants it.
    */
   claimWarming(key: string, holdMs: number): Promise<boolean>;
+  /**
+   * When this node last knew its copy was current (epoch ms): the start of its latest load, or of
+   * a version check that found nothing new. The embedded store is always current.
+   */
+  confirmedAt(): number;
   /** Resolves when the store answers; rejects with a reason fit for an operator. */
   ping(): Promise<void>;
   close(): Promise<void>;

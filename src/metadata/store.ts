@@ -35,9 +35,16 @@ export interface MetadataStore {
   readonly endpoints: EndpointRepository;
   /** Reloads, then runs `work` while no other node runs exclusive work (start-up seeding). */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Stores records made elsewhere (an older data directory's), keeping their ids; a record whose
+   * id or name is already stored is skipped. Then reloads.
+   */
+  adopt(records: MetadataSnapshot): Promise<void>;
   /** Reloads from the records now; listeners hear of what changed. */
   refresh(): Promise<MetadataChanges>;
   onChange(listener: (changes: MetadataChanges) => void | Promise<void>): void;
+  /** How long ago this node last knew its copy of the metadata was current, ms. */
+  stalenessMs(): number;
   /** Claims the background refresh of one cached result (one node at a time); see records.ts. */
   claimWarming(key: string, holdMs: number): Promise<boolean>;
   health(): Promise<StoreHealth>;
@@ -145,9 +152,20 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
   }
   records.watch(scheduleRefresh);
 
-  /** A write whose outcome says the mirror is behind: reload soon, and fail this one as told. */
+  /**
+   * One write. An outcome that says the mirror is behind schedules a reload (the caller fails as
+   * told); a store that cannot be reached is a 503, not an internal error.
+   */
   async function store(change: MetadataWrite): Promise<WriteOutcome> {
-    const outcome = await records.write(change);
+    let outcome: WriteOutcome;
+    try {
+      outcome = await records.write(change);
+    } catch (e) {
+      throw new QuarryError('UNAVAILABLE', 'The metadata store could not be reached; the change may not have been stored. Retry shortly.', {
+        retryAfter: 2,
+        cause: e,
+      });
+    }
     if (outcome !== 'ok') scheduleRefresh();
     return outcome;
   }
@@ -306,11 +324,23 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
         await refresh();
         return work();
       }),
+    async adopt(found) {
+      const writes: MetadataWrite[] = [
+        ...found.sources.map((source): MetadataWrite => ({ kind: 'source.insert', source })),
+        ...found.tokens.map((token): MetadataWrite => ({ kind: 'token.insert', token })),
+        ...found.endpoints.map((endpoint): MetadataWrite => ({ kind: 'endpoint.insert', endpoint: endpointFields(endpoint) })),
+      ];
+      await queue(async () => {
+        for (const w of writes) await records.write(w);
+      });
+      await refresh();
+    },
     refresh,
     onChange(listener) {
       listeners.push(listener);
     },
     claimWarming: (key, holdMs) => records.claimWarming(key, holdMs),
+    stalenessMs: () => Math.max(0, Date.now() - records.confirmedAt()),
     async health() {
       try {
         await records.ping();

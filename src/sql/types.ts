@@ -55,8 +55,8 @@ export function fromFieldType(f: FieldType): VType {
       t = scalar(f.type);
       break;
     case 'record': {
-      const fields: Record<string, VType> = {};
-      for (const [name, ft] of Object.entries(f.fields)) fields[name] = fromFieldType(ft);
+      // Field names are user input (`__proto__` too): fromEntries defines each as an own key.
+      const fields: Record<string, VType> = Object.fromEntries(Object.entries(f.fields).map(([name, ft]) => [name, fromFieldType(ft)]));
       t = recordOf(fields);
       break;
     }

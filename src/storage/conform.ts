@@ -6,9 +6,11 @@
  * JSON-to-STRUCT conversion.
  *
  * Returns the input itself when it already fits, which is the common case: ingest then allocates
- * nothing here.
+ * nothing here. Keys are user input (`__proto__`, ...): see src/storage/fields.ts.
  */
 import type { JsonObject, JsonValue } from './event.ts';
+import { emptyFields, own, setOwn } from './fields.ts';
+import { jsonText } from './json-text.ts';
 import type { FieldType } from './schema.ts';
 
 const nameMaps = new WeakMap<Record<string, FieldType>, Map<string, string>>();
@@ -17,7 +19,7 @@ export function conform(value: JsonValue | undefined, type: FieldType): JsonValu
   if (value === null || value === undefined) return null;
   switch (type.kind) {
     case 'scalar':
-      if (type.type === 'string') return typeof value === 'string' ? value : JSON.stringify(value);
+      if (type.type === 'string') return typeof value === 'string' ? value : jsonText(value);
       if (type.type === 'float' || type.type === 'int') return typeof value === 'number' ? value : null;
       if (type.type === 'bool') return typeof value === 'boolean' ? value : null;
       return typeof value === 'string' ? value : null;
@@ -43,31 +45,31 @@ export function conformObject(value: JsonObject, fields: Record<string, FieldTyp
   let out: JsonObject | undefined;
   for (const key in value) {
     const v = value[key] as JsonValue;
-    const type = fields[key];
-    if (type !== undefined && v !== null && Object.hasOwn(fields, key)) {
+    const type = own(fields, key);
+    if (type !== undefined && v !== null) {
       const c = conform(v, type);
       if (c === v) {
-        if (out !== undefined) out[key] = v;
+        if (out !== undefined) setOwn(out, key, v);
         continue;
       }
       out ??= copyUntil(value, key);
-      out[key] = c;
+      setOwn(out, key, c);
       continue;
     }
     out ??= copyUntil(value, key);
     if (v === null) continue;
     const name = storedNames(fields).get(key.toLowerCase());
     if (name === undefined) continue;
-    out[name] = conform(v, fields[name] as FieldType);
+    setOwn(out, name, conform(v, fields[name] as FieldType));
   }
   return out ?? value;
 }
 
 function copyUntil(value: JsonObject, stop: string): JsonObject {
-  const out: JsonObject = {};
+  const out: JsonObject = emptyFields();
   for (const key in value) {
     if (key === stop) break;
-    out[key] = value[key] as JsonValue;
+    setOwn(out, key, value[key] as JsonValue);
   }
   return out;
 }

@@ -14,10 +14,13 @@
  *   `{"a":1}`).
  *
  * Field names are compared case-insensitively, as DuckDB does: the first spelling seen is kept.
+ * Field names are user input (`__proto__`, `constructor`, ...): field objects are written with
+ * `setOwn` and read with `own` (src/storage/fields.ts).
  */
 import type { FieldType, TableSchema } from './schema.ts';
 import { baseColumns } from './schema.ts';
 import type { JsonObject, JsonValue } from './event.ts';
+import { copyFields, emptyFields, own, setOwn } from './fields.ts';
 
 export const STRING: FieldType = { kind: 'scalar', type: 'string' };
 export const INT: FieldType = { kind: 'scalar', type: 'int' };
@@ -73,9 +76,9 @@ function inferObject(value: JsonObject): FieldType | undefined {
   for (const key in value) {
     const type = inferValue(value[key]);
     if (type === undefined) continue;
-    fields ??= {};
+    fields ??= emptyFields();
     const name = findName(fields, key) ?? key;
-    fields[name] = mergeOptional(fields[name], type) as FieldType;
+    setOwn(fields, name, mergeOptional(own(fields, name), type) as FieldType);
   }
   return fields === undefined ? undefined : { kind: 'record', fields };
 }
@@ -93,12 +96,12 @@ export function inferFields(
   for (const key in value) {
     const v = value[key] as JsonValue;
     if (v === null) continue;
-    const name = fields === undefined ? key : Object.hasOwn(fields, key) ? key : (findName(fields, key) ?? key);
-    const before = fields?.[name];
+    const name = fields === undefined ? key : (findName(fields, key) ?? key);
+    const before = fields === undefined ? undefined : own(fields, name);
     const after = widen(before, v);
     if (after === before || after === undefined) continue;
-    fields ??= {};
-    fields[name] = after;
+    fields ??= emptyFields();
+    setOwn(fields, name, after);
   }
   return fields;
 }
@@ -136,12 +139,12 @@ export function widen(type: FieldType | undefined, value: JsonValue): FieldType 
     const v = value[key] as JsonValue;
     if (v === null) continue;
     const current = fields ?? type.fields;
-    const name = Object.hasOwn(current, key) ? key : (findName(current, key) ?? key);
-    const before = current[name];
+    const name = findName(current, key) ?? key;
+    const before = own(current, name);
     const after = widen(before, v);
     if (after === before || after === undefined) continue;
-    fields ??= { ...type.fields };
-    fields[name] = after;
+    fields ??= copyFields(type.fields);
+    setOwn(fields, name, after);
   }
   return fields === undefined ? type : { kind: 'record', fields };
 }
@@ -164,10 +167,11 @@ export function mergeTypes(a: FieldType, b: FieldType): FieldType {
     for (const key of Object.keys(b.fields)) {
       const bt = b.fields[key] as FieldType;
       const name = findName(a.fields, key);
-      const merged = name === undefined ? bt : mergeTypes(a.fields[name] as FieldType, bt);
-      if (name !== undefined && merged === a.fields[name]) continue;
-      fields ??= { ...a.fields };
-      fields[name ?? key] = merged;
+      const at = name === undefined ? undefined : own(a.fields, name);
+      const merged = at === undefined ? bt : mergeTypes(at, bt);
+      if (at !== undefined && merged === at) continue;
+      fields ??= copyFields(a.fields);
+      setOwn(fields, name ?? key, merged);
     }
     return fields === undefined ? a : { kind: 'record', fields };
   }
@@ -193,7 +197,10 @@ export function sameType(a: FieldType, b: FieldType): boolean {
   if (b.kind !== 'record') return false;
   const ak = Object.keys(a.fields);
   if (ak.length !== Object.keys(b.fields).length) return false;
-  return ak.every((k) => b.fields[k] !== undefined && sameType(a.fields[k] as FieldType, b.fields[k] as FieldType));
+  return ak.every((k) => {
+    const bt = own(b.fields, k);
+    return bt !== undefined && sameType(a.fields[k] as FieldType, bt);
+  });
 }
 
 /**
@@ -208,8 +215,8 @@ export function mergeSchema(schema: TableSchema, observed: Record<string, FieldT
     const current = columns ?? schema.columns;
     const name = findName(current, key);
     if (name === undefined) {
-      columns ??= { ...schema.columns };
-      columns[key] = type;
+      columns ??= copyFields(schema.columns);
+      setOwn(columns, key, type);
       changes.push({ kind: 'add_column', column: key, type });
       continue;
     }
@@ -217,8 +224,8 @@ export function mergeSchema(schema: TableSchema, observed: Record<string, FieldT
     const before = current[name] as FieldType;
     const after = mergeTypes(before, type);
     if (after === before || sameType(before, after)) continue;
-    columns ??= { ...schema.columns };
-    columns[name] = after;
+    columns ??= copyFields(schema.columns);
+    setOwn(columns, name, after);
     const additions: SchemaChange[] = [];
     if (onlyAdditions(before, after, [name], additions)) changes.push(...additions);
     else changes.push({ kind: 'retype_column', column: name, from: before, to: after });
@@ -238,7 +245,7 @@ function onlyAdditions(before: FieldType, after: FieldType, path: string[], out:
   if (after.kind !== 'record') return false;
   for (const key of Object.keys(after.fields)) {
     const a = after.fields[key] as FieldType;
-    const b = before.fields[key];
+    const b = own(before.fields, key);
     if (b === undefined) out.push({ kind: 'add_field', path: [...path, key], type: a });
     else if (!onlyAdditions(b, a, [...path, key], out)) return false;
   }

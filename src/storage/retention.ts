@@ -1,7 +1,10 @@
 /**
- * Per-source retention: every `intervalMs` (default hourly), events older than the source's
- * `retention_days` are deleted. Sources without retention keep everything. The timer never keeps
- * the process alive, and `stop()` waits for a sweep in progress.
+ * Per-source retention: every `intervalMs` (default hourly, RETENTION_SWEEP_SECONDS), events older
+ * than the source's `retention_days` are deleted. Sources without retention keep everything. Each
+ * sweep logs one line saying what it deleted, per source. Each source's delete is one statement
+ * (one transaction), so a crash mid-sweep leaves every source either before or after its delete,
+ * and never touches a row inside its retention. The timer never keeps the process alive, and
+ * `stop()` waits for a sweep in progress.
  */
 import type { StorageEngine } from '../engines/storage-engine.ts';
 import type { SchemaCatalog } from './catalog.ts';
@@ -48,20 +51,26 @@ export class RetentionTask {
   private async runSweep(): Promise<number> {
     const { storage, catalog, policies, log } = this.options;
     const now = (this.options.now ?? Date.now)();
+    const started = Date.now();
     let deleted = 0;
-    for (const { sourceId, retentionDays } of policies()) {
-      if (retentionDays === null || retentionDays === undefined || !(retentionDays > 0)) continue;
+    const parts: string[] = [];
+    const due = [...policies()].filter(({ retentionDays }) => retentionDays !== null && retentionDays !== undefined && retentionDays > 0);
+    if (due.length > 0) log?.(`Retention sweep started over ${due.length} source(s) with a retention period.`);
+    for (const { sourceId, retentionDays } of due) {
+      if (retentionDays === null || retentionDays === undefined) continue;
       const entry = catalog.sourceById(sourceId);
       if (entry === undefined) continue;
       const cutoff = BigInt(Math.floor(now - retentionDays * 86_400_000)) * 1000n;
       try {
         const n = await storage.deleteOlderThan(entry.table, cutoff);
         deleted += n;
-        if (n > 0) log?.(`Retention removed ${n} event(s) older than ${retentionDays} day(s) from source ${entry.name}.`);
+        parts.push(`${entry.name}: ${n} older than ${retentionDays} day(s)`);
       } catch (e) {
-        log?.(`Retention could not clean source ${entry.name}: ${e instanceof Error ? e.message : String(e)}`);
+        parts.push(`${entry.name}: failed (${e instanceof Error ? e.message : String(e)})`);
       }
     }
+    const detail = parts.length === 0 ? 'no source has a retention period' : parts.join('; ');
+    log?.(`Retention sweep deleted ${deleted} event(s) in ${Date.now() - started} ms: ${detail}.`);
     return deleted;
   }
 }

@@ -41,7 +41,5 @@ export const baseColumns: Record<string, FieldType> = {
 
 /** The columns other than the base ones. */
 export function withoutBase(columns: Record<string, FieldType>): Record<string, FieldType> {
-  const out: Record<string, FieldType> = {};
-  for (const [name, type] of Object.entries(columns)) if (!Object.hasOwn(baseColumns, name)) out[name] = type;
-  return out;
+  return Object.fromEntries(Object.entries(columns).filter(([name]) => !Object.hasOwn(baseColumns, name)));
 }

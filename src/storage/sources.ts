@@ -4,9 +4,11 @@
  * appends.
  */
 import type { StorageEngine } from '../engines/storage-engine.ts';
+import { QuarryError } from '../errors.ts';
 import type { SchemaCatalog } from './catalog.ts';
 import type { SchemaChange } from './infer.ts';
 import { mergeSchema, sameType } from './infer.ts';
+import { checkFieldLimit } from './limits.ts';
 import type { FieldType, SourceTable, TableSchema } from './schema.ts';
 import { baseColumns, withoutBase } from './schema.ts';
 
@@ -90,13 +92,27 @@ export class SourceTables {
 
   /**
    * Grows the source's schema to hold the observed field types; DDL runs only when something
-   * actually changed. Returns the entry to append with and the changes applied.
+   * actually changed. Returns the entry to append with and the changes applied. Growing past
+   * `maxFields` leaf fields is refused (BAD_REQUEST naming the first field over the limit) and
+   * changes nothing.
    */
-  async evolve(sourceId: string, observed: Record<string, FieldType>): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
+  async evolve(
+    sourceId: string,
+    observed: Record<string, FieldType>,
+    maxFields = Number.POSITIVE_INFINITY,
+  ): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
     const entry = this.catalog.sourceById(sourceId);
     if (entry === undefined) throw new Error(`no table for source ${sourceId}`);
     const { schema, changes } = mergeSchema(entry.schema, observed);
     if (changes.length === 0) return { entry, changes };
+    const breach = checkFieldLimit(entry.schema, changes, maxFields);
+    if (breach !== undefined) {
+      throw new QuarryError(
+        'BAD_REQUEST',
+        `Field "${breach.path}" would take source "${entry.name}" to ${breach.total} fields, over its limit of ${breach.limit} ` +
+          '(INGEST_MAX_FIELDS). Nothing was stored.',
+      );
+    }
     await this.engine.applySchemaChanges(entry.table, entry.schema, schema, changes);
     const next = { ...entry, schema };
     await this.catalog.put(next);

@@ -138,14 +138,10 @@ describe('demo generator', () => {
     assert.deepEqual(edgeBatched, edgeFlat);
   });
 
-  it('generates at least 200k events per second', () => {
+  it('generates the count asked for (its speed is a figure of npm run bench:micro, not a test)', () => {
     const n = 100_000;
-    const start = performance.now();
     let k = 0;
     for (const _ of generateEvents({ count: n, seed: 1, projects: ['default', 'b', 'c'], days: 8 })) k++;
-    const perSecond = n / ((performance.now() - start) / 1000);
     assert.equal(k, n);
-    // Shared CI machines are noisy: fail only when clearly slower than the target.
-    assert.ok(perSecond > 100_000, `${Math.round(perSecond)} events/s`);
   });
 });

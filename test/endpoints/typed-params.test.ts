@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ParamValue } from '../../src/engines/query-engine.ts';
+import { type ParamValue, paramText } from '../../src/engines/query-engine.ts';
 import { type ParamSpec, bindTyped, checkParamSpecs, paramKey } from '../../src/endpoints/typed-params.ts';
 import { isQuarryError } from '../../src/errors.ts';
 
@@ -92,4 +92,14 @@ test('the list is checked on its own when the query is not known, and fully when
   assert.deepEqual(Object.keys(checkParamSpecs(Array.from({ length: 101 }, (_, i) => ({ name: `p${i}`, type: 'int' })), undefined)), [
     'params',
   ]);
+});
+
+test('typed values as text, for engines that send parameters as text', () => {
+  assert.equal(paramText('x'), 'x');
+  assert.equal(paramText({ type: 'int', value: -9223372036854775808n }), '-9223372036854775808');
+  assert.equal(paramText({ type: 'float', value: 1.5 }), '1.5');
+  assert.equal(paramText({ type: 'bool', value: false }), 'false');
+  assert.equal(paramText({ type: 'date', days: Date.UTC(2026, 10, 21) / 86_400_000 }), '2026-11-21');
+  assert.equal(paramText({ type: 'timestamp', micros: micros('2026-11-21T10:00:00Z') + 5n }), '2026-11-21 10:00:00.000005');
+  assert.equal(paramText({ type: 'timestamp', micros: -1n }), '1969-12-31 23:59:59.999999');
 });

@@ -10,8 +10,10 @@ export interface DuckDbOptions {
   path: string;
   /** Worker threads for queries (default: DuckDB's choice, the core count). */
   threads?: number;
-  /** e.g. '4GB'. */
+  /** e.g. '4GB': DuckDB's buffer manager stays under it (queries beyond it spill or fail). */
   memoryLimit?: string;
+  /** Spill space in the temp directory (beside the database file), e.g. '4GiB'. */
+  maxTempSize?: string;
   /** WAL size that triggers a checkpoint (default 64MiB). */
   checkpointThreshold?: string;
   /** Where start-up recovery reports what it did (default: stderr). */
@@ -35,6 +37,7 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
   const settings: Record<string, string> = { checkpoint_threshold: options.checkpointThreshold ?? '64MiB' };
   if (options.threads !== undefined) settings.threads = String(options.threads);
   if (options.memoryLimit !== undefined) settings.memory_limit = options.memoryLimit;
+  if (options.maxTempSize !== undefined) settings.max_temp_directory_size = options.maxTempSize;
   const instance = await createInstance(options.path, settings, options.log ?? ((m) => console.error(m)));
   const connections = new Set<DuckDBConnection>();
   // TimeZone cannot be passed at creation (ICU loads after); set it globally so every later

@@ -59,19 +59,18 @@ function encode(value: DuckDBValue, inList: boolean): JsonValue {
   if (value instanceof DuckDBDateValue) return value.toString();
   if (value instanceof DuckDBDecimalValue) return Number(value.toString());
   if (value instanceof DuckDBStructValue) {
-    const obj: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value.entries)) {
-      const member = encode(v, false);
-      if (member !== null) obj[k] = member;
-    }
+    // fromEntries defines every member as an own key, `__proto__` included (names are user input).
+    const obj: { [key: string]: JsonValue } = Object.fromEntries(
+      Object.entries(value.entries)
+        .map(([k, v]) => [k, encode(v, false)] as const)
+        .filter(([, member]) => member !== null),
+    );
     // A record nested in an event is BigQuery's REPEATED RECORD of one element.
     return inList ? obj : [obj];
   }
   if (value instanceof DuckDBListValue || value instanceof DuckDBArrayValue) return value.items.map((v) => encode(v, true));
   if (value instanceof DuckDBMapValue) {
-    const obj: { [key: string]: JsonValue } = {};
-    for (const e of value.entries) obj[String(e.key)] = encode(e.value, false);
-    return obj;
+    return Object.fromEntries(value.entries.map((e) => [String(e.key), encode(e.value, false)]));
   }
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   return String(value);
@@ -92,21 +91,39 @@ export function encodeChunks(
   duckTypes: readonly DuckDBType[],
   types: readonly (VType | undefined)[],
 ): Record<string, JsonValue>[] {
-  const encoders = duckTypes.map((t, i) => columnEncoder(t, types[i]));
+  const encode = chunkEncoder(names, duckTypes, types);
   const rows: Record<string, JsonValue>[] = [];
-  for (const chunk of chunks) {
-    const count = chunk.rowCount;
-    if (count === 0) continue;
+  for (const chunk of chunks) encode(chunk, 0, chunk.rowCount, rows);
+  return rows;
+}
+
+/** Encodes rows `from` to `to` (exclusive) of a chunk into `out`, column by column. */
+export type ChunkEncoder = (chunk: DuckDBDataChunk, from: number, to: number, out: Record<string, JsonValue>[]) => void;
+
+/** The column encoders of a result, built once, for `encodeChunks` or row slices of chunks. */
+export function chunkEncoder(names: readonly string[], duckTypes: readonly DuckDBType[], types: readonly (VType | undefined)[]): ChunkEncoder {
+  const encoders = duckTypes.map((t, i) => columnEncoder(t, types[i]));
+  const newRow = objectsFor(names);
+  return (chunk, from, to, rows) => {
+    if (to <= from) return;
     const start = rows.length;
-    for (let r = 0; r < count; r++) rows.push({});
+    for (let r = from; r < to; r++) rows.push(newRow());
     for (let c = 0; c < names.length; c++) {
       const vector = chunk.getColumnVector(c);
       const encode = encoders[c]!;
       const name = names[c]!;
-      for (let r = 0; r < count; r++) rows[start + r]![name] = encode(vector, r);
+      for (let r = from; r < to; r++) rows[start + r - from]![name] = encode(vector, r);
     }
-  }
-  return rows;
+  };
+}
+
+/**
+ * A new object for members named `names`. Field names are user input: a `__proto__` member needs
+ * an object without a prototype (else assigning it would replace the prototype and the field would
+ * vanish); ordinary names keep V8's fast plain objects.
+ */
+function objectsFor(names: readonly string[]): () => { [key: string]: JsonValue } {
+  return names.includes('__proto__') ? () => Object.create(null) : () => ({});
 }
 
 function columnEncoder(type: DuckDBType, vtype: VType | undefined): Encoder {
@@ -130,10 +147,11 @@ function encoderFor(type: DuckDBType, inList: boolean): Encoder {
       const struct = type as Extract<DuckDBType, { typeId: DuckDBTypeId.STRUCT }>;
       const names = struct.entryNames;
       const entries = struct.entryTypes.map((t) => encoderFor(t, false));
+      const newObject = objectsFor(names);
       return (v, i) => {
         if (!(v instanceof DuckDBStructVector)) return encode(v.getItem(i), inList);
         if (!v.isItemValid(i)) return null;
-        const obj: { [key: string]: JsonValue } = {};
+        const obj: { [key: string]: JsonValue } = newObject();
         for (let e = 0; e < names.length; e++) {
           const member = entries[e]!(v.entryVectorAt(e), i);
           if (member !== null) obj[names[e]!] = member;

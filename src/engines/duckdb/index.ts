@@ -4,17 +4,28 @@
  */
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
+import type { MetadataSnapshot } from '../../metadata/records.ts';
 import { lockDownDuckDb } from './lockdown.ts';
+import { moveLegacyMetadata } from './metadata/legacy.ts';
 import { DuckDbQueryRunner } from './runner.ts';
 import { openDuckDbSourceStorage } from './storage-open.ts';
 
 export interface DuckDbEngineOptions {
   /** Database file, or ':memory:'. */
   path: string;
-  /** Applied at lock-down, e.g. '4GB'. */
+  /** DuckDB's memory limit, e.g. '1GiB' (set at open, frozen by the lock-down). */
   memoryLimit?: string;
+  /** Worker threads (default: the core count). */
+  threads?: number;
+  /** Spill space in the temp directory beside the database file. */
+  maxTempSize?: string;
   /** WAL size that triggers a checkpoint (default 64MiB). */
   checkpointThreshold?: string;
+  /**
+   * Receives the metadata tables an older build kept in this database; they are dropped once it
+   * resolves (metadata/legacy.ts).
+   */
+  adoptLegacyMetadata?: (records: MetadataSnapshot) => Promise<void>;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -24,8 +35,12 @@ export interface DuckDbEngine extends Engine {
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const db = await openDuckDb({
     path: options.path,
+    ...(options.memoryLimit !== undefined ? { memoryLimit: options.memoryLimit } : {}),
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
     ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
   });
+  if (options.adoptLegacyMetadata) await moveLegacyMetadata(db, options.adoptLegacyMetadata);
   const stored = await openDuckDbSourceStorage(db);
   const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
   return {
@@ -36,7 +51,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     async lockDown() {
       const conn = await db.connect();
       try {
-        await lockDownDuckDb(conn, options.memoryLimit ? { memoryLimit: options.memoryLimit } : {});
+        await lockDownDuckDb(conn);
       } finally {
         db.disconnect(conn);
       }

@@ -3,15 +3,16 @@
  * tree, bind parameters (strings as VARCHAR, typed values with their type: params.ts), enforce the row cap (by the generated LIMIT) and the time
  * limit (by interrupting the connection), and encode the rows.
  */
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
 import { walkQuery } from '../../sql/walk.ts';
 import type { Catalog, SourceTable } from '../../storage/schema.ts';
-import type { ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { encodeChunks } from './encode.ts';
+import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
+import { chunkEncoder } from './encode.ts';
 import { type GeneratedQuery, generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
 import { bindValues } from './params.ts';
@@ -83,6 +84,9 @@ function translate(query: PreparedQuery, maxRows: number | undefined): Translati
   return translation;
 }
 
+/** Rows encoded between checks of the result's size. */
+const SIZE_CHECK_ROWS = 16;
+
 export class DuckDbQueryRunner implements QueryEngine {
   private readonly idle: DuckDBConnection[] = [];
   /** Prepared statements of each pooled connection, by SQL text. */
@@ -95,9 +99,13 @@ export class DuckDbQueryRunner implements QueryEngine {
     const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;
+    let repeat: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       conn.interrupt();
+      // An interrupt that arrives before DuckDB has registered the statement is lost: keep
+      // interrupting until the run gives up.
+      repeat = setInterval(() => conn.interrupt(), 50);
     }, options.timeoutMs);
     try {
       if (this.options.verifyTranslation !== false) {
@@ -114,24 +122,36 @@ export class DuckDbQueryRunner implements QueryEngine {
       }
       if (timedOut) throw new Error('timed out');
       const result = await prepared.run();
-      const chunks: DuckDBDataChunk[] = [];
+      const names = result.columnNames();
+      const duckTypes = result.columnTypes();
+      const types = generated.columns.map((c) => c.type);
+      const encode = chunkEncoder(names, duckTypes, types);
+      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      const rows: Record<string, JsonValue>[] = [];
+      let bytes = 0;
       for (;;) {
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
-        chunks.push(chunk);
+        if (!Number.isFinite(maxBytes)) {
+          encode(chunk, 0, chunk.rowCount, rows);
+          continue;
+        }
+        // A few rows at a time, so a result past the byte limit stops growing memory a few rows
+        // after it (rows of several MB each are possible: string_agg, array_agg).
+        for (let from = 0; from < chunk.rowCount; from += SIZE_CHECK_ROWS) {
+          const before = rows.length;
+          encode(chunk, from, Math.min(chunk.rowCount, from + SIZE_CHECK_ROWS), rows);
+          for (let r = before; r < rows.length && bytes <= maxBytes; r++) bytes = jsonSizeBeyond(rows[r], maxBytes, bytes);
+          if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+        }
       }
-      const rows = encodeChunks(
-        chunks,
-        result.columnNames(),
-        result.columnTypes(),
-        generated.columns.map((c) => c.type),
-      );
-      return { rows, columns: result.columnNames(), warnings: generated.warnings };
+      return { rows, columns: names, warnings: generated.warnings };
     } catch (e) {
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       throw mapDuckDbError(e);
     } finally {
       clearTimeout(timer);
+      clearInterval(repeat);
       // A connection the timer interrupted is not reused: the interrupt may land after the query.
       if (timedOut) this.discard(conn);
       else this.release(conn);
@@ -206,7 +226,13 @@ export function mapDuckDbError(e: unknown): QuarryError {
     .replace(/"?src_[0-9a-f]{32}"?/g, 'the source')
     .trim();
   if (kind === 'Interrupt') return new QuarryError('QUERY_TIMEOUT', 'The query was stopped before it finished', { cause: e });
-  if (kind === 'Out of Memory') return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
+  if (kind === 'Out of Memory') {
+    return new QuarryError(
+      'OVERLOADED',
+      "The query needed more memory than the engine's limit (MEMORY_BUDGET / DUCKDB_MEMORY_LIMIT); simplify it or retry when fewer queries run",
+      { cause: e, retryAfter: 5 },
+    );
+  }
   if (kind === 'Binder' || kind === 'Conversion' || kind === 'Invalid Input' || kind === 'Out of Range' || kind === 'Not implemented') {
     return new QuarryError('INVALID_QUERY', `The query is not valid: ${detail}`, { cause: e });
   }

@@ -15,7 +15,10 @@
  *
  * Durability: DuckDB writes and fsyncs its WAL when a transaction commits, so `append` resolves only
  * once the events would survive a crash. Operations run one at a time, except that an append's
- * COMMIT may still run on one writer connection while the next append stages on the other.
+ * COMMIT may still run on one writer connection while the next append stages on the other, and
+ * that schema changes run on a connection of their own beside appends: the ingest pipeline never
+ * appends to a table while its schema changes (src/ingest/pipeline.ts), so a slow change to one
+ * table does not hold up appends to the others.
  */
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from '@duckdb/node-api';
@@ -58,9 +61,20 @@ export class DuckDbStorage implements StorageEngine {
   private nextWriter = 0;
   /** Runs after every earlier operation (an append's COMMIT may still be running). */
   private readonly locked = serialQueue();
+  /** Schema changes, one at a time, on their own connection. */
+  private readonly ddlConn: DuckDBConnection;
+  private readonly ddl = serialQueue();
+  /**
+   * Per table, the appends and schema changes not finished yet. Each waits for the other kind's
+   * earlier ones on the same table, so an INSERT never meets an ALTER of its table in flight
+   * (DuckDB refuses that transaction), whatever the caller does.
+   */
+  private readonly appendsOf = new Map<string, Set<Promise<unknown>>>();
+  private readonly changesOf = new Map<string, Set<Promise<unknown>>>();
 
-  private constructor(conns: DuckDBConnection[]) {
+  private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
     this.conn = conns[0] as DuckDBConnection;
+    this.ddlConn = ddlConn;
     this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), committing: Promise.resolve() }));
   }
 
@@ -80,7 +94,7 @@ export class DuckDbStorage implements StorageEngine {
       );
       conns.push(conn);
     }
-    return new DuckDbStorage(conns);
+    return new DuckDbStorage(conns, await db.connect());
   }
 
   createSourceTable(table: string): Promise<void> {
@@ -98,37 +112,53 @@ export class DuckDbStorage implements StorageEngine {
     });
   }
 
+  /**
+   * Runs beside appends, on the schema connection (the caller appends nothing to `table` until it
+   * resolves); after and before every operation that needs the database alone.
+   */
   applySchemaChanges(table: string, _before: TableSchema, _after: TableSchema, changes: readonly SchemaChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
-    return this.exclusive(async () => {
-      const t = quoteIdent(table);
-      await this.conn.run('BEGIN TRANSACTION');
-      try {
-        for (const change of changes) {
-          switch (change.kind) {
-            case 'add_column':
-              await this.conn.run(`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(change.column)} ${duckDbType(change.type)}`);
-              break;
-            case 'add_field':
-              await this.conn.run(
-                `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`,
-              );
-              break;
-            case 'retype_column': {
-              const c = quoteIdent(change.column);
-              await this.conn.run(
-                `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to)}`,
-              );
-              break;
-            }
-          }
-        }
-        await this.conn.run('COMMIT');
-      } catch (e) {
-        await this.conn.run('ROLLBACK');
-        throw e;
-      }
+    const conn = this.ddlConn;
+    const earlier = [...(this.appendsOf.get(table) ?? [])];
+    return this.track(this.changesOf, [table], async () => {
+      await Promise.allSettled(earlier);
+      return this.ddl(() => this.alter(conn, table, changes));
     });
+  }
+
+  private async alter(conn: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
+    const t = quoteIdent(table);
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      for (const change of changes) await conn.run(alterStatement(t, change));
+      await conn.run('COMMIT');
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Runs `fn` registered under each of `tables` in `registry` until it settles. */
+  private track<T>(registry: Map<string, Set<Promise<unknown>>>, tables: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const run = fn();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const table of tables) {
+      let set = registry.get(table);
+      if (set === undefined) {
+        set = new Set();
+        registry.set(table, set);
+      }
+      const s = set;
+      s.add(settled);
+      void settled.then(() => {
+        s.delete(settled);
+        if (s.size === 0 && registry.get(table) === s) registry.delete(table);
+      });
+    }
+    return run;
   }
 
   /** The table's schema as DuckDB holds it (the truth the catalogue is reconciled with). */
@@ -142,10 +172,8 @@ export class DuckDbStorage implements StorageEngine {
       const result = await this.conn.run(`SELECT * FROM ${quoteIdent(table)} LIMIT 0`);
       const names = result.columnNames();
       const types = result.columnTypes();
-      const columns: Record<string, FieldType> = {};
-      names.forEach((name, i) => {
-        columns[name] = fieldType(types[i] as DuckDBType);
-      });
+      // fromEntries defines every name as an own key (`__proto__` included: names are user input).
+      const columns: Record<string, FieldType> = Object.fromEntries(names.map((name, i) => [name, fieldType(types[i] as DuckDBType)]));
       return { columns };
     });
   }
@@ -154,9 +182,18 @@ export class DuckDbStorage implements StorageEngine {
    * Stages and inserts under the lock, then commits outside it on this writer's connection, so the
    * next append (on the other writer) can stage while this COMMIT fsyncs. Resolves after COMMIT.
    */
-  async append(batches: readonly TableBatch[]): Promise<void> {
+  append(batches: readonly TableBatch[]): Promise<void> {
     const work = batches.filter((b) => b.events.length > 0);
-    if (work.length === 0) return;
+    if (work.length === 0) return Promise.resolve();
+    const tables = work.map((b) => b.table);
+    const earlier = tables.flatMap((t) => [...(this.changesOf.get(t) ?? [])]);
+    return this.track(this.appendsOf, tables, async () => {
+      if (earlier.length > 0) await Promise.allSettled(earlier);
+      await this.appendNow(work);
+    });
+  }
+
+  private async appendNow(work: readonly TableBatch[]): Promise<void> {
     // This append's own COMMIT: `w.committing` may already belong to a later append when we await.
     let committed: Promise<void> = Promise.resolve();
     await this.locked(async () => {
@@ -237,15 +274,32 @@ export class DuckDbStorage implements StorageEngine {
         for (const table of [...w.plans.keys()]) dropPlan(w, table);
         w.conn.closeSync();
       }
+      this.ddlConn.closeSync();
     });
   }
 
-  /** Runs alone: after every earlier operation, including the COMMITs of earlier appends. */
+  /** Runs alone: after every earlier operation, including schema changes and the COMMITs of earlier appends. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.locked(async () => {
-      for (const w of this.writers) await w.committing.catch(() => undefined);
-      return fn();
-    });
+    return this.ddl(() =>
+      this.locked(async () => {
+        for (const w of this.writers) await w.committing.catch(() => undefined);
+        return fn();
+      }),
+    );
+  }
+}
+
+/** The DDL statement of one schema change on table `t` (already quoted). */
+function alterStatement(t: string, change: SchemaChange): string {
+  switch (change.kind) {
+    case 'add_column':
+      return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(change.column)} ${duckDbType(change.type)}`;
+    case 'add_field':
+      return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`;
+    case 'retype_column': {
+      const c = quoteIdent(change.column);
+      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to)}`;
+    }
   }
 }
 
@@ -387,10 +441,9 @@ function fieldType(type: DuckDBType): FieldType {
     case DuckDBTypeId.LIST:
       return { kind: 'list', element: fieldType(type.valueType) };
     case DuckDBTypeId.STRUCT: {
-      const fields: Record<string, FieldType> = {};
-      type.entryNames.forEach((name, i) => {
-        fields[name] = fieldType(type.entryTypes[i] as DuckDBType);
-      });
+      const fields: Record<string, FieldType> = Object.fromEntries(
+        type.entryNames.map((name, i) => [name, fieldType(type.entryTypes[i] as DuckDBType)]),
+      );
       return { kind: 'record', fields };
     }
     default:

@@ -1,4 +1,5 @@
 /** FieldType → DuckDB type text, and identifier quoting. */
+import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import type { FieldType, ScalarType } from '../../storage/schema.ts';
 
 const scalarTypes: Record<ScalarType, string> = {
@@ -47,7 +48,7 @@ export function convertExpression(expr: string, from: FieldType, to: FieldType, 
   }
   if (to.kind === 'record' && from.kind === 'record') {
     const parts = Object.entries(to.fields).map(([name, t]) => {
-      const old = from.fields[name];
+      const old = own(from.fields, name);
       const value =
         old === undefined
           ? `CAST(NULL AS ${duckDbType(t)})`
@@ -67,8 +68,8 @@ export function jsonStructure(type: FieldType): unknown {
     case 'list':
       return [jsonStructure(type.element)];
     case 'record': {
-      const out: Record<string, unknown> = {};
-      for (const [name, t] of Object.entries(type.fields)) out[name] = jsonStructure(t);
+      const out = emptyFields<unknown>();
+      for (const [name, t] of Object.entries(type.fields)) setOwn(out, name, jsonStructure(t));
       return out;
     }
   }

@@ -1,10 +1,8 @@
 /**
  * The embedded metadata store: sources, tokens and endpoints in their own DuckDB file
  * (`DATA_DIR/metadata.duckdb`), apart from the events. Metadata never shares the event database's
- * write-ahead log, and one node needs nothing else running.
- *
- * Quarry 0.1 kept these tables inside the event database; the first start finds them there and
- * moves them here (legacy.ts).
+ * write-ahead log, and one node needs nothing else running. (Older builds kept these tables in the
+ * event database; legacy.ts moves them out when the engine opens it.)
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Endpoint } from '../../../endpoints/model.ts';
@@ -20,14 +18,11 @@ import {
 import type { Source } from '../../../metadata/sources.ts';
 import { serialQueue } from '../../../serial-queue.ts';
 import { openDuckDb } from '../database.ts';
-import { importLegacyMetadata } from './legacy.ts';
 import { iso, optStr, str } from './values.ts';
 
 export interface EmbeddedMetadataOptions {
   /** The metadata file, or ':memory:' (tests). */
   path: string;
-  /** A Quarry 0.1 event database whose metadata tables are moved here on first start, if it exists. */
-  legacyDatabase?: string;
 }
 
 type Row = Record<string, unknown>;
@@ -42,7 +37,6 @@ export const METADATA_DDL = [
   `CREATE TABLE IF NOT EXISTS _quarry_endpoints (
     id VARCHAR PRIMARY KEY, name VARCHAR NOT NULL UNIQUE, definition VARCHAR NOT NULL,
     created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)`,
-  'CREATE TABLE IF NOT EXISTS _quarry_metadata_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)',
 ];
 
 export function sourceFromRow(r: Row): Source {
@@ -85,9 +79,6 @@ export async function openEmbeddedMetadata(options: EmbeddedMetadataOptions): Pr
 
   try {
     for (const ddl of METADATA_DDL) await conn.run(ddl);
-    if (options.legacyDatabase !== undefined && options.path !== ':memory:') {
-      await importLegacyMetadata(conn, options.legacyDatabase);
-    }
     // Only our own statements run here; nothing needs files, the network or settings any more.
     await conn.run('SET enable_external_access = false');
     await conn.run('SET lock_configuration = true');
@@ -197,6 +188,7 @@ export async function openEmbeddedMetadata(options: EmbeddedMetadataOptions): Pr
       // One process owns the file: nobody else writes.
     },
     claimWarming: async () => true,
+    confirmedAt: () => Date.now(),
     async ping() {
       await all('SELECT 1');
     },
