@@ -31,7 +31,10 @@ for (const entry of Object.values(lock.packages)) {
     const stub: LockEntry = { version, cpu: [m[2]!], license: entry.license ?? 'MIT', optional: true, os: [m[1]!] };
     if (m[1] === 'linux') stub.libc = [m[3] === '-musl' ? 'musl' : 'glibc'];
     if (entry.dev) stub.dev = true;
-    lock.packages[key] = stub;
+    // npm writes an entry's keys as version first, then in alphabetical order; so do we, or the
+    // next `npm install` rewrites the lock.
+    const { version: v, ...rest } = stub;
+    lock.packages[key] = { version: v, ...Object.fromEntries(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1))) };
     added.push(name);
   }
 }
