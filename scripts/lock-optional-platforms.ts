@@ -20,7 +20,7 @@ interface LockEntry {
 
 const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8')) as { packages: Record<string, LockEntry> };
-const platform = /-(android|darwin|linux|win32)-(arm64|x64)(-musl)?$/;
+const platform = /-(android|darwin|linux|win32)-(arm64|x64)(-musl|-gnu)?$/;
 const added: string[] = [];
 
 for (const entry of Object.values(lock.packages)) {
@@ -29,9 +29,12 @@ for (const entry of Object.values(lock.packages)) {
     const m = platform.exec(name);
     if (lock.packages[key] || !m) continue;
     const stub: LockEntry = { version, cpu: [m[2]!], license: entry.license ?? 'MIT', optional: true, os: [m[1]!] };
-    if (m[1] === 'linux') stub.libc = [m[3] ? 'musl' : 'glibc'];
+    if (m[1] === 'linux') stub.libc = [m[3] === '-musl' ? 'musl' : 'glibc'];
     if (entry.dev) stub.dev = true;
-    lock.packages[key] = stub;
+    // npm writes an entry's keys as version first, then in alphabetical order; so do we, or the
+    // next `npm install` rewrites the lock.
+    const { version: v, ...rest } = stub;
+    lock.packages[key] = { version: v, ...Object.fromEntries(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1))) };
     added.push(name);
   }
 }

@@ -56,6 +56,10 @@ export interface Config {
   checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
+  /** QUARRY_ENGINE: the embedded DuckDB store (default) or ClickHouse. */
+  engine: 'duckdb' | 'clickhouse';
+  /** Set when engine is 'clickhouse'. */
+  clickhouse?: ClickHouseConfig;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
   /** PostgreSQL URL of the shared metadata store (several nodes); unset: the embedded store. */
@@ -64,6 +68,15 @@ export interface Config {
   metadataPollMs: number;
   /** A node whose shared metadata is older than this refuses requests with a token (503), ms. */
   metadataMaxStalenessMs: number;
+}
+
+export interface ClickHouseConfig {
+  /** CLICKHOUSE_URL: `http(s)://host:port`, or `chdb:` / `chdb:///dir` for embedded chDB. */
+  url: string;
+  user?: string;
+  password?: string;
+  /** CLICKHOUSE_DATABASE (default `quarry`): every Quarry table lives in it. */
+  database: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -143,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: Math.max(1, positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
     },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    engine: 'duckdb',
     metadataPollMs: Math.max(50, positiveInt(env, 'METADATA_POLL_MS', 1000)),
     metadataMaxStalenessMs: positiveInt(env, 'METADATA_MAX_STALENESS_MS', 10_000),
   };
@@ -170,6 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
     }
     config.checkpointThreshold = checkpoint;
   }
+  const engine = optional(env, 'QUARRY_ENGINE') ?? 'duckdb';
+  if (engine !== 'duckdb' && engine !== 'clickhouse') {
+    throw new Error(`QUARRY_ENGINE must be duckdb or clickhouse, got "${engine}"`);
+  }
+  config.engine = engine;
+  if (engine === 'clickhouse') config.clickhouse = clickHouseConfig(env);
   return config;
 }
 
@@ -180,6 +200,33 @@ export function generatedTokenPath(config: Config): string {
 
 export function databasePath(config: Config): string {
   return path.join(config.dataDir, 'quarry.duckdb');
+}
+
+function clickHouseConfig(env: Env): ClickHouseConfig {
+  const url = optional(env, 'CLICKHOUSE_URL');
+  if (url === undefined) {
+    throw new Error('QUARRY_ENGINE=clickhouse needs CLICKHOUSE_URL (http://host:8123, or chdb: for an embedded chDB under DATA_DIR)');
+  }
+  if (!/^(https?:\/\/|chdb:)/.test(url)) throw new Error(`CLICKHOUSE_URL must start with http://, https:// or chdb:, got "${url}"`);
+  const database = optional(env, 'CLICKHOUSE_DATABASE') ?? 'quarry';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+    throw new Error(`CLICKHOUSE_DATABASE must be letters, digits and _ (at most 64), got "${database}"`);
+  }
+  const config: ClickHouseConfig = { url, database };
+  const user = optional(env, 'CLICKHOUSE_USER');
+  const password = optional(env, 'CLICKHOUSE_PASSWORD');
+  if (user) config.user = user;
+  if (password) config.password = password;
+  return config;
+}
+
+/** The chDB data directory `CLICKHOUSE_URL=chdb:` (under DATA_DIR) or `chdb:///dir` names; undefined for a server URL. */
+export function chdbPath(config: Config): string | undefined {
+  const url = config.clickhouse?.url;
+  if (url === undefined || !url.startsWith('chdb:')) return undefined;
+  const rest = url.slice('chdb:'.length);
+  if (rest === '' || rest === '//') return path.join(config.dataDir, 'clickhouse');
+  return path.resolve(rest.replace(/^\/\//, ''));
 }
 
 /** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */

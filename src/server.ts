@@ -8,9 +8,11 @@ import { mkdir, rename } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
-import { type Config, databasePath, metadataPath } from './config.ts';
+import { type Config, chdbPath, databasePath, metadataPath, parseBytes } from './config.ts';
+import { openClickHouseEngine } from './engines/clickhouse/index.ts';
 import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
+import type { Engine } from './engines/engine.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { fanOut } from './endpoints/observation.ts';
@@ -69,12 +71,21 @@ export interface StartOptions {
   storageMetricsMaxAgeMs?: number;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  await mkdir(config.dataDir, { recursive: true });
-  let logWarning: (e: unknown) => void = () => undefined;
-  const metadata = await openMetadata(config, (e) => logWarning(e));
-  const { sources, tokens } = metadata;
-  const engine = await openDuckDbEngine({
+/** The configured engine: embedded DuckDB (default), or ClickHouse (a server, or embedded chDB). */
+async function openEngine(config: Config, metadata: MetadataStore): Promise<Engine> {
+  if (config.engine === 'clickhouse' && config.clickhouse) {
+    const ch = config.clickhouse;
+    const embedded = chdbPath(config);
+    const memory = parseBytes(config.memoryLimit) ?? 0;
+    return openClickHouseEngine({
+      database: ch.database,
+      ...(embedded ? { chdbPath: embedded } : { url: ch.url }),
+      ...(ch.user ? { user: ch.user } : {}),
+      ...(ch.password ? { password: ch.password } : {}),
+      ...(memory > 0 ? { maxMemoryBytes: memory } : {}),
+    });
+  }
+  return openDuckDbEngine({
     path: databasePath(config),
     memoryLimit: config.memoryLimit,
     ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
@@ -82,6 +93,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
     adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true });
+  let logWarning: (e: unknown) => void = () => undefined;
+  const metadata = await openMetadata(config, (e) => logWarning(e));
+  const { sources, tokens } = metadata;
+  const engine = await openEngine(config, metadata);
   const auth = createAuth(tokens, {
     assertFresh() {
       const age = metadata.stalenessMs();

@@ -3,7 +3,7 @@
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */
-import { QuarryError } from '../errors.ts';
+import { isQuarryError, QuarryError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { QueryBackend, SavedQueryInfo } from './backend.ts';
 import { type CachePolicy, type Computed, type ResultCache, requestCacheKey } from './cache.ts';
@@ -114,6 +114,16 @@ export class EndpointRunner {
           maxRows: endpoint.max_limit,
           timeoutMs: Math.max(1, Math.floor(remainingMs)),
           maxBytes: this.#maxBytes,
+        }).catch((e: unknown) => {
+          // The engine knows only the time it was given; the caller's limit is the configured one.
+          if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
+            throw new QuarryError(
+              'QUERY_TIMEOUT',
+              `The query ran past its time limit of ${this.#timeoutMs} ms (counted from the request's arrival) and was stopped.`,
+              { cause: e },
+            );
+          }
+          throw e;
         }),
       );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { logsAllSql } from '../../src/endpoints/supabase/index.ts';
+import { generateClickHouse } from '../../src/engines/clickhouse/printer.ts';
 import { generateDuckDb } from '../../src/engines/duckdb/generator.ts';
 import { checkTranslatedSql, lockDownDuckDb } from '../../src/engines/duckdb/lockdown.ts';
 import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';
@@ -137,20 +138,27 @@ after(() => t.db.close());
 
 const catalog = () => makeCatalog(sources);
 
-function prepare(sql: string) {
+/** The front end and each engine's generator: each must refuse before any engine runs a thing. */
+const generators = {
+  duckdb: (ast: Parameters<typeof generateDuckDb>[0]) => generateDuckDb(ast, { catalog: catalog(), maxRows: 1000 }),
+  clickhouse: (ast: Parameters<typeof generateDuckDb>[0]) => generateClickHouse(ast, { catalog: catalog(), database: 'quarry', maxRows: 1000 }),
+};
+
+function prepare(sql: string, generator: keyof typeof generators = 'duckdb') {
   const prepared = prepareEndpointQuery({ saved: logsAllSql, caller: { sql }, catalog: catalog(), sandboxable: true });
-  return generateDuckDb(prepared.ast, { catalog: prepared.catalog, maxRows: 1000 });
+  return generators[generator](prepared.ast);
 }
 
 test('the security suite holds at least 60 escape attempts', () => {
   assert.ok(attacks.length >= 60, `${attacks.length} attacks`);
 });
 
-describe('refused before the engine', () => {
+for (const generator of Object.keys(generators) as (keyof typeof generators)[]) {
+describe(`refused before the engine (${generator} generator)`, () => {
   for (const a of attacks) {
     test(a.name, () => {
       assert.throws(
-        () => prepare(a.sql),
+        () => prepare(a.sql, generator),
         (e: unknown) => {
           assert.ok(isQuarryError(e), String(e));
           // Refused as not allowed, or as unparseable: either way before any engine.
@@ -163,6 +171,7 @@ describe('refused before the engine', () => {
     });
   }
 });
+}
 
 describe('refused again by the locked engine', () => {
   for (const a of attacks) {

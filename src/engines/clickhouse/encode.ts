@@ -1,0 +1,121 @@
+/**
+ * ClickHouse JSONEachRow values → the same JSON the DuckDB engine gives (CONTRACT §4), guided by
+ * the generator's column types: TIMESTAMP as integer unix microseconds, DATETIME as
+ * `2026-11-21T10:00:00` (fraction only when there is one), DATE as `2026-11-21`, a record as a
+ * one-element array holding the object at every level (an absent record, an empty sub-object here,
+ * is NULL), lists as arrays, booleans as booleans (ClickHouse comparisons give 0/1), values of a
+ * string field that were stored with another type as their text.
+ */
+import type { VType } from '../../sql/types.ts';
+import type { JsonValue } from '../query-engine.ts';
+
+type Raw = JsonValue | undefined;
+
+export function encodeRows(rows: Record<string, Raw>[], names: readonly string[], types: readonly VType[]): Record<string, JsonValue>[] {
+  return rows.map((row) => {
+    const out: Record<string, JsonValue> = {};
+    const keys = Object.keys(row);
+    keys.forEach((key, i) => {
+      const index = names.indexOf(key);
+      out[key] = encodeValue(row[key], types[index >= 0 ? index : i] ?? { k: 'unknown' }, false);
+    });
+    return out;
+  });
+}
+
+export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue {
+  if (value === null || value === undefined) return null;
+  switch (type.k) {
+    case 'scalar':
+      return scalar(value, type.t);
+    case 'list':
+      if (!Array.isArray(value)) return typeof value === 'string' ? value : null;
+      return value.map((v) => encodeValue(v, type.element, true));
+    case 'record': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const obj: { [key: string]: JsonValue } = {};
+      let any = false;
+      for (const [k, v] of Object.entries(value)) {
+        const member = encodeValue(v, type.fields[k] ?? { k: 'unknown' }, false);
+        if (member === null) continue;
+        obj[k] = member;
+        any = true;
+      }
+      // A STRUCT value is an object; a record nested in an event is BigQuery's one-element
+      // REPEATED RECORD, an array (an absent one, an empty sub-object here, is NULL).
+      if (type.value) return obj;
+      if (!any) return null;
+      return inList ? obj : [obj];
+    }
+    case 'missing':
+    case 'unknown':
+      return value;
+  }
+}
+
+function scalar(value: JsonValue, t: string): JsonValue {
+  switch (t) {
+    case 'timestamp':
+      return typeof value === 'string' ? timestampMicros(value) : value;
+    case 'datetime':
+      return typeof value === 'string' ? datetimeText(value) : value;
+    case 'bool':
+      if (typeof value === 'boolean') return value;
+      if (typeof value === 'number') return value !== 0;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return value;
+    case 'int':
+    case 'numeric':
+      if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+      return typeof value === 'string' ? float(value) : value;
+    case 'float':
+      return typeof value === 'string' ? float(value) : value;
+    case 'string':
+    case 'bytes':
+      if (typeof value === 'string') return value;
+      if (typeof value === 'object') return JSON.stringify(value);
+      return String(value);
+    default:
+      return value;
+  }
+}
+
+function float(text: string): JsonValue {
+  switch (text) {
+    case 'nan':
+    case '-nan':
+      return 'NaN';
+    case 'inf':
+    case '+inf':
+      return 'Infinity';
+    case '-inf':
+      return '-Infinity';
+    default: {
+      const n = Number(text);
+      return Number.isNaN(n) ? text : n;
+    }
+  }
+}
+
+const DATE_TIME = /^(-?\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
+
+/** `2026-11-21 10:00:00.123456` (UTC) → unix microseconds. */
+export function timestampMicros(text: string): JsonValue {
+  const m = DATE_TIME.exec(text);
+  if (!m) {
+    const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    return d ? Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) * 1000 : text;
+  }
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const frac = Number((m[7] ?? '').padEnd(6, '0').slice(0, 6));
+  return ms * 1000 + frac;
+}
+
+/** `2026-11-21 10:00:00.000000` → `2026-11-21T10:00:00` (the fraction kept only when not zero). */
+function datetimeText(text: string): JsonValue {
+  const m = DATE_TIME.exec(text);
+  if (!m) return text;
+  const base = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}`;
+  const frac = (m[7] ?? '').padEnd(6, '0').slice(0, 6);
+  return /^0*$/.test(frac) ? base : `${base}.${frac}`;
+}

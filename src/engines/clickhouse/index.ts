@@ -1,0 +1,56 @@
+/**
+ * The ClickHouse engine, assembled: source tables and the schema catalogue in one ClickHouse
+ * database (a server, or embedded chDB), caller queries on their own read-only path. The metadata
+ * repositories (sources, tokens, endpoints) are not here: the composition root gives them a store
+ * of their own.
+ */
+import { SchemaCatalog } from '../../storage/catalog.ts';
+import { SourceTables } from '../../storage/sources.ts';
+import type { Engine } from '../engine.ts';
+import { type ClickHouseConnectOptions, connectClickHouse } from './client.ts';
+import { ClickHouseQueryRunner } from './runner.ts';
+import { ClickHouseStorage } from './storage.ts';
+import { ClickHouseCatalogRepository } from './storage-catalog.ts';
+
+export interface ClickHouseEngineOptions extends ClickHouseConnectOptions {
+  /** Per-query memory limit in bytes (0 or absent: the server's). */
+  maxMemoryBytes?: number;
+}
+
+export interface ClickHouseEngine extends Engine {
+  readonly name: 'clickhouse';
+  readonly database: string;
+}
+
+export async function openClickHouseEngine(options: ClickHouseEngineOptions): Promise<ClickHouseEngine> {
+  const connection = await connectClickHouse(options);
+  try {
+    const repository = await ClickHouseCatalogRepository.open(connection.client, connection.database);
+    const storage = new ClickHouseStorage({ client: connection.client, database: connection.database, catalog: repository });
+    const sources = new SourceTables(storage, await SchemaCatalog.load(repository));
+    await sources.reconcile();
+    const query = new ClickHouseQueryRunner({
+      readers: connection.readers,
+      killer: connection.client,
+      database: connection.database,
+      ...(options.maxMemoryBytes ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
+    });
+    await query.warm();
+    return {
+      name: 'clickhouse',
+      database: connection.database,
+      storage,
+      query,
+      sources,
+      // Caller queries carry their own read-only settings (lockdown.ts); nothing is global here.
+      async lockDown() {},
+      async close() {
+        await query.stopAll();
+        await connection.close();
+      },
+    };
+  } catch (e) {
+    await connection.close().catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Defence in depth for the ClickHouse engine, behind the validator and the generator.
+ *
+ * 1. Every caller query runs with per-query settings (`querySettings`): `readonly = 1` (no writes,
+ *    no settings changes, and no table functions: `file`, `url`, `s3`, `remote`, `mysql`, … need
+ *    the right to create temporary tables, which read-only mode takes away), a time limit, a memory
+ *    limit and a result row cap. They are written into the statement's own SETTINGS clause, so they
+ *    hold for that statement on a server and on embedded chDB alike (chDB has no users or settings
+ *    profiles; on a server a read-only user restricted to Quarry's database adds a further layer:
+ *    docs/SCALING.md).
+ * 2. `checkTranslatedSql`: ClickHouse's own parse tree of the generated statement (`EXPLAIN AST`)
+ *    must be one SELECT reading only the tables the query may read (Quarry's database, never
+ *    `system.*` or another database), no table function, no dictionary, and only functions the
+ *    generator emits.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { QuarryError } from '../../errors.ts';
+import { Lru } from '../../sql/lru.ts';
+import { emittedFunctions } from './printer.ts';
+
+export interface QuerySettings {
+  timeoutMs: number;
+  maxRows: number;
+  /** Bytes; 0 leaves the server's own limit. */
+  maxMemoryBytes: number;
+  /** `log_comment`: finds the query again to stop it (`quarry:<uuid>`). */
+  marker?: string;
+}
+
+/** The SETTINGS clause appended to every generated caller query. */
+export function querySettings(s: QuerySettings): string {
+  const settings: [string, string | number][] = [
+    ['max_execution_time', Math.max(0.001, s.timeoutMs / 1000)],
+    // 'break' stops the statement cleanly at the limit (the runner reports QUERY_TIMEOUT when the
+    // limit was reached); on chDB, 'throw' left the timed-out statement registered as running.
+    ['timeout_overflow_mode', "'break'"],
+    ['max_result_rows', Math.max(1, s.maxRows)],
+    ['result_overflow_mode', "'break'"],
+    ['join_use_nulls', 1],
+    ['aggregate_functions_null_for_empty', 1],
+    ['prefer_column_name_to_alias', 1],
+    ['enable_positional_arguments', 1],
+    ['output_format_json_quote_64bit_integers', 0],
+    ['output_format_json_quote_denormals', 1],
+    ['output_format_json_quote_decimals', 0],
+    ['allow_experimental_correlated_subqueries', 1],
+  ];
+  if (s.maxMemoryBytes > 0) settings.push(['max_memory_usage', Math.floor(s.maxMemoryBytes)]);
+  if (s.marker !== undefined && /^quarry:[0-9a-f-]+$/.test(s.marker)) settings.push(['log_comment', `'${s.marker}'`]);
+  // Last, so every setting above is applied before the query becomes read-only.
+  settings.push(['readonly', 1]);
+  return ` SETTINGS ${settings.map(([k, v]) => `${k} = ${v}`).join(', ')}`;
+}
+
+export interface TranslatedCheck {
+  /** The database holding Quarry's tables. */
+  database: string;
+  /** Physical tables the query may read. */
+  tables: readonly string[];
+  /** CTE names defined by the query. */
+  ctes: readonly string[];
+}
+
+/** Verdicts already given (only passes), by everything the verdict depends on. */
+const passed = new Lru<string, true>(1024);
+
+export function clearTranslatedSqlVerdicts(): void {
+  passed.clear();
+}
+
+export async function checkTranslatedSql(client: ClickHouseClient, sql: string, allowed: TranslatedCheck): Promise<void> {
+  const key = JSON.stringify([allowed.database, [...allowed.tables].sort(), [...allowed.ctes].map((c) => c.toLowerCase()).sort(), sql]);
+  if (passed.get(key)) return;
+  const words = lexicalProblem(sql);
+  if (words) throw new QuarryError('QUERY_NOT_ALLOWED', `Not allowed in queries: ${words}`);
+  let tree: string;
+  try {
+    // As a subquery, so the output format applies to the listing itself.
+    const result = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${sql})`, format: 'JSONEachRow' });
+    // A server gives {"explain": line} per row; chDB gives the line itself.
+    tree = ((await result.json()) as (string | { explain: string })[]).map((r) => (typeof r === 'string' ? r : r.explain)).join('\n');
+  } catch (e) {
+    throw new QuarryError('INTERNAL', 'The translated query failed the engine-side check', { cause: e });
+  }
+  const problem = treeProblem(tree, allowed);
+  if (problem) throw new QuarryError('QUERY_NOT_ALLOWED', `Not allowed in queries: ${problem}`);
+  passed.set(key, true);
+}
+
+/** The first thing in an `EXPLAIN AST` listing that generated SQL never contains, or undefined. */
+export function treeProblem(tree: string, allowed: TranslatedCheck): string | undefined {
+  const lines = tree.split('\n').filter((l) => l.trim() !== '');
+  if (!lines[0]?.startsWith('SelectWithUnionQuery')) return 'a statement other than SELECT';
+  const tables = new Set(allowed.tables.map((t) => `${allowed.database}.${t}`));
+  const ctes = new Set(allowed.ctes.map((c) => c.toLowerCase()));
+  let tableExpressionDepth = -1;
+  for (const line of lines.slice(1)) {
+    const depth = line.length - line.trimStart().length;
+    const node = line.trim();
+    // The output format the client appends.
+    if (depth === 1 && node.startsWith('Identifier ')) continue;
+    if (depth === 0) return 'several statements';
+    if (tableExpressionDepth >= 0 && depth <= tableExpressionDepth) tableExpressionDepth = -1;
+    if (node.startsWith('TableExpression')) {
+      tableExpressionDepth = depth;
+      continue;
+    }
+    const [kind, name = ''] = node.split(/\s+/);
+    if (kind === 'TableIdentifier') {
+      // system.one is the one-row table ClickHouse itself puts under a SELECT without FROM.
+      if (!(tables.has(name) || ctes.has(name.toLowerCase()) || name === 'system.one')) return 'a table outside the allowed CTEs';
+      continue;
+    }
+    if (kind === 'Function') {
+      // A function directly under a table expression is a table function.
+      if (tableExpressionDepth >= 0 && depth === tableExpressionDepth + 1) return `table function ${name}`;
+      if (!emittedFunctions.has(name)) return `function ${name}`;
+      continue;
+    }
+    if (kind === 'Set') return 'a SETTINGS clause';
+    if (kind === 'SampleRatio' || kind === 'TableOverride') return `a ${kind} clause`;
+    // The generator's only wildcard is `alias.*` around an UNNEST.
+    if (kind === 'Asterisk' || kind === 'ColumnsRegexpMatcher' || kind === 'ColumnsListMatcher') return 'a wildcard';
+    if (kind === 'Identifier' && /^system\./i.test(name)) return 'a system table';
+  }
+  return undefined;
+}
+
+/** Bare words the generator never prints (its names are all backquoted); EXPLAIN AST omits some. */
+const forbiddenWords = new Set(['SAMPLE', 'SETTINGS', 'FORMAT', 'INTO', 'OUTFILE', 'FINAL', 'PREWHERE', 'SYSTEM', 'KILL', 'INSERT', 'DROP', 'ALTER', 'ATTACH', 'DETACH', 'OPTIMIZE', 'TRUNCATE', 'GRANT', 'SET']);
+
+/**
+ * A lexical pass over the statement: outside string literals and backquoted names, no comment, no
+ * statement separator and none of `forbiddenWords`.
+ */
+export function lexicalProblem(sql: string): string | undefined {
+  let i = 0;
+  let bare = '';
+  while (i < sql.length) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '`') {
+      // Quoted: skip to the closing quote (backslash escapes the next character).
+      i++;
+      while (i < sql.length && sql[i] !== c) i += sql[i] === '\\' ? 2 : 1;
+      if (i >= sql.length) return 'an unterminated quote';
+      i++;
+      bare += ' ';
+      continue;
+    }
+    if (c === '"') return 'a double-quoted name';
+    if (c === ';') return 'several statements';
+    if ((c === '-' && sql[i + 1] === '-') || (c === '/' && sql[i + 1] === '*') || c === '#') return 'a comment';
+    bare += c;
+    i++;
+  }
+  for (const word of bare.toUpperCase().match(/[A-Z_]+/g) ?? []) if (forbiddenWords.has(word)) return `the keyword ${word}`;
+  return undefined;
+}

@@ -1,0 +1,457 @@
+/**
+ * How ClickHouse spells each function of the registry (src/sql/functions.ts): the ClickHouse
+ * printer's translation table. A `Record<FunctionName, …>`, so a registry function without an
+ * entry here does not compile; an entry is either a translation (listing the ClickHouse functions
+ * it emits: the lock-down allows exactly those) or an explicit refusal.
+ *
+ * Every entry keeps BigQuery's semantics as the DuckDB engine does: 0-based offsets, regexp
+ * "contains" (`match`, RE2 like BigQuery), NULL on no match, timestamps in UTC with microseconds,
+ * weeks from Sunday, DATETIME apart from TIMESTAMP. Lists are cast to ClickHouse arrays where a
+ * function needs one (a list read from the JSON column is a dynamic value until then).
+ */
+import { QuarryError } from '../../errors.ts';
+import type { DatePart } from '../../sql/ast.ts';
+import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
+import type { RFunc } from '../../sql/resolved.ts';
+import { isScalar, type VType } from '../../sql/types.ts';
+import { quoteString } from './client.ts';
+import { arrayOf } from './types.ts';
+
+/** The longest list generate_*_array may build. */
+export const MAX_GENERATED_ELEMENTS = 100_000;
+export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
+const TOO_MANY_ARRAY = `the array would have more than ${MAX_GENERATED_ELEMENTS} elements`;
+
+const INTERVALS: Readonly<Record<DatePart, string | undefined>> = {
+  microsecond: 'toIntervalMicrosecond',
+  millisecond: 'toIntervalMillisecond',
+  second: 'toIntervalSecond',
+  minute: 'toIntervalMinute',
+  hour: 'toIntervalHour',
+  day: 'toIntervalDay',
+  week: 'toIntervalWeek',
+  month: 'toIntervalMonth',
+  quarter: 'toIntervalQuarter',
+  year: 'toIntervalYear',
+  dayofweek: undefined,
+  dayofyear: undefined,
+};
+
+export function intervalFunction(unit: DatePart): string | undefined {
+  return INTERVALS[unit];
+}
+
+/** String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. */
+export function stringToTimestamp(sql: string, safe = false): string {
+  return `${safe ? 'parseDateTime64BestEffortOrNull' : 'parseDateTime64BestEffort'}(${sql}, 6, 'UTC')`;
+}
+
+function part(call: RFunc, i: number): DatePart {
+  const a = call.args[i];
+  return a?.kind === 'datepart' ? a.part : 'day';
+}
+
+/** Truncates a DateTime64 to `p` (weeks start on Sunday, as in BigQuery); the result is UTC DateTime64(6). */
+function truncate(sql: string, p: DatePart, tz = "'UTC'"): string {
+  const utc = (x: string) => (tz === "'UTC'" ? x : `toTimeZone(${x}, 'UTC')`);
+  switch (p) {
+    case 'millisecond':
+    case 'second':
+    case 'minute':
+    case 'hour':
+      return utc(`toStartOfInterval(${sql}, ${INTERVALS[p]}(1), ${tz})`);
+    case 'day':
+      return utc(`toDateTime64(toStartOfDay(${sql}, ${tz}), 6, ${tz})`);
+    case 'week':
+      return utc(`toDateTime64(toStartOfWeek(${sql}, 0, ${tz}), 6, ${tz})`);
+    case 'month':
+      return utc(`toDateTime64(toStartOfMonth(${sql}, ${tz}), 6, ${tz})`);
+    case 'quarter':
+      return utc(`toDateTime64(toStartOfQuarter(${sql}, ${tz}), 6, ${tz})`);
+    case 'year':
+      return utc(`toDateTime64(toStartOfYear(${sql}, ${tz}), 6, ${tz})`);
+    default:
+      return sql;
+  }
+}
+
+/** Whole `p` units between two times (boundaries crossed, as BigQuery counts). */
+function diff(p: DatePart, later: string, earlier: string): string {
+  if (p === 'microsecond') return `(toUnixTimestamp64Micro(${later}) - toUnixTimestamp64Micro(${earlier}))`;
+  if (p === 'millisecond') return `intDiv(toUnixTimestamp64Micro(${later}) - toUnixTimestamp64Micro(${earlier}), 1000)`;
+  if (p === 'week') return `dateDiff('week', toStartOfWeek(${earlier}, 0), toStartOfWeek(${later}, 0))`;
+  return `dateDiff('${p}', ${earlier}, ${later}, 'UTC')`;
+}
+
+/** TIMESTAMP (UTC) → the wall-clock time in `tz`, as a DateTime64 whose digits are that time. */
+function tzConvert(ts: string, tz: string): string {
+  return `toDateTime64(toString(${ts}, ${tz}), 6, 'UTC')`;
+}
+
+function captureGroups(call: RFunc): number {
+  const e = call.args[1];
+  if (e?.kind !== 'literal' || e.value.type !== 'string') return 0;
+  const m = e.value.value.match(/(?<!\\)\((?!\?)/g);
+  return m ? m.length : 0;
+}
+
+/** A strftime-style format (BigQuery's) in ClickHouse's formatDateTime spelling. */
+function strftime(call: RFunc, i: number): string {
+  const f = call.args[i];
+  if (f?.kind !== 'literal' || f.value.type !== 'string') return "'%Y-%m-%d %H:%i:%S'";
+  return quoteString(f.value.value.replaceAll('%M', '%i').replaceAll('%T', '%H:%i:%S').replaceAll('%F', '%Y-%m-%d'));
+}
+
+const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
+const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
+const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
+const float = (name: string): Translation => t([name, 'toFloat64'], (_c, args) => `${name}(${args.map((a) => `toFloat64(${a.sql})`).join(', ')})`);
+const arr = (a: Printed) => arrayOf(a.sql, a.type);
+const zone = (args: readonly Printed[], i: number) => args[i]?.sql ?? "'UTC'";
+const bytesOrString = (x: Printed) => x.sql;
+
+/** An aggregate: `name(args)` or its `Distinct` combinator, then the window. */
+const aggregate = (name: string): Translation =>
+  t([name, `${name}Distinct`], (call, args, ctx) => `${call.distinct ? `${name}Distinct` : name}(${list(args)})${ctx.over(call)}`);
+const windowOnly = (name: string): Translation => t([name], (call, _args, ctx) => `${name}()${ctx.over(call)}`);
+
+/**
+ * The values of an aggregate as an array, NULLs kept (groupArray skips NULL values, so each value
+ * travels in a tuple), DISTINCT and an `ORDER BY` inside the call applied.
+ */
+function collect(call: RFunc, x: string, keys: readonly { sql: string; desc: boolean }[]): string {
+  const group = call.distinct ? 'groupUniqArray' : 'groupArray';
+  if (keys.length === 0) return `arrayMap(t -> t.1, ${group}(tuple(${x})))`;
+  const tuple = `tuple(${[x, ...keys.map((k) => k.sql)].join(', ')})`;
+  const sort = keys[0]!.desc ? 'arrayReverseSort' : 'arraySort';
+  return `arrayMap(t -> t.1, ${sort}(t -> tuple(${keys.map((_, i) => `t.${i + 2}`).join(', ')}), ${group}(${tuple})))`;
+}
+
+const COLLECT = ['groupArray', 'groupUniqArray', 'arrayMap', 'arraySort', 'arrayReverseSort', 'tuple', 'tupleElement', 'lambda'];
+
+/** lag/lead see the whole partition in BigQuery; ClickHouse's *InFrame honour the frame, so it is set. */
+function lagLead(name: string): Translation {
+  return t([name, 'toNullable'], (call, args, ctx) => {
+    const over = ctx.over(call).replace(/\)$/, ' ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)');
+    const fallback = args[2] ? args[2].sql : 'NULL';
+    return `${name}(toNullable(${args[0]!.sql}), ${args[1] ? args[1].sql : '1'}, ${fallback})${over}`;
+  });
+}
+
+function valueWindow(name: string): Translation {
+  return t([name], (call, [x], ctx) => `${name}(${x!.sql})${call.ignoreNulls ? '' : ' RESPECT NULLS'}${ctx.over(call)}`);
+}
+
+function generate(kind: 'timestamp' | 'date' | 'int'): Translation {
+  return t(['arrayMap', 'range', 'toUInt64', 'greatest', 'throwIf', 'intDiv', 'toUnixTimestamp64Micro', 'fromUnixTimestamp64Micro', 'toDate32', 'toDateTime64', 'lambda', 'abs'], (_c, [s, e, step]) => {
+    if (kind === 'int') {
+      const by = step ? step.sql : '1';
+      const count = `intDiv(${e!.sql} - ${s!.sql}, ${by})`;
+      return `arrayMap(i -> ${s!.sql} + i * ${by}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(abs(${count}) > ${MAX_GENERATED_ELEMENTS}, '${TOO_MANY_ARRAY}'))))`;
+    }
+    const from = kind === 'date' ? `toDateTime64(${s!.sql}, 6, 'UTC')` : s!.sql;
+    const to = kind === 'date' ? `toDateTime64(${e!.sql}, 6, 'UTC')` : e!.sql;
+    const by = step ? step.sql : 'toIntervalDay(1)';
+    // Step in microseconds: adding the interval to the epoch gives its length (fixed-length units).
+    const micros = `toUnixTimestamp64Micro(toDateTime64(0, 6, 'UTC') + ${by})`;
+    const count = `intDiv(toUnixTimestamp64Micro(${to}) - toUnixTimestamp64Micro(${from}), ${micros})`;
+    const item = `fromUnixTimestamp64Micro(toUnixTimestamp64Micro(${from}) + i * ${micros}, 'UTC')`;
+    const message = kind === 'date' ? TOO_MANY_ARRAY : TOO_MANY_ELEMENTS;
+    return `arrayMap(i -> ${kind === 'date' ? `toDate32(${item})` : item}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, '${message}'))))`;
+  });
+}
+
+/** JSON_VALUE / JSON_QUERY with a constant `$.a.b[0]` path. */
+function jsonPath(scalarOnly: boolean): Translation {
+  return t(['JSONType', 'JSONExtractString', 'JSONExtractRaw', 'if', 'in'], (call, [doc]) => {
+    const p = call.args[1];
+    const path = p?.kind === 'literal' && p.value.type === 'string' ? p.value.value : '$';
+    const keys = [...path.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\.`([^`]*)`|\[(\d+)\]/g)].map((m) =>
+      m[3] !== undefined ? String(Number(m[3]) + 1) : quoteString(m[1] ?? m[2] ?? ''),
+    );
+    const args = [doc!.sql, ...keys].join(', ');
+    if (!scalarOnly) return `if(JSONType(${args}) IN ('Object', 'Array'), JSONExtractRaw(${args}), NULL)`;
+    return `if(JSONType(${args}) IN ('Object', 'Array', 'Null'), NULL, if(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONExtractRaw(${args})))`;
+  });
+}
+
+function hash(name: string): Translation {
+  return t([name], (_c, [x]) => `${name}(${bytesOrString(x!)})`);
+}
+
+const isInt = (type: VType) => isScalar(type, 'int');
+
+const CODEPOINT = ['multiIf', 'empty', 'reinterpretAsUInt8', 'substring', 'bitAnd', 'less', 'plus', 'multiply'];
+
+/** The code point of the first character (0 for ''), decoded from its UTF-8 bytes. */
+function codepoint(s: string): string {
+  const b = (i: number) => `reinterpretAsUInt8(substring(${s}, ${i}, 1))`;
+  const low = (i: number) => `bitAnd(${b(i)}, 63)`;
+  return `multiIf(empty(${s}), 0, ${b(1)} < 128, ${b(1)}, ${b(1)} < 224, bitAnd(${b(1)}, 31) * 64 + ${low(2)}, ${b(1)} < 240, bitAnd(${b(1)}, 15) * 4096 + ${low(2)} * 64 + ${low(3)}, bitAnd(${b(1)}, 7) * 262144 + ${low(2)} * 4096 + ${low(3)} * 64 + ${low(4)})`;
+}
+
+export const clickHouseFunctions: FunctionTable = {
+  regexp_contains: t(['match'], (_c, [s, re]) => `match(${s!.sql}, ${re!.sql})`),
+  regexp_extract: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
+  regexp_substr: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
+  regexp_extract_all: t(['extractAll', 'extractAllGroupsVertical', 'arrayMap', 'lambda', 'tupleElement'], (call, [s, re]) =>
+    captureGroups(call) > 0 ? `arrayMap(g -> g[1], extractAllGroupsVertical(${s!.sql}, ${re!.sql}))` : `extractAll(${s!.sql}, ${re!.sql})`,
+  ),
+  regexp_replace: t(['replaceRegexpAll'], (_c, [s, re, rep]) => `replaceRegexpAll(${s!.sql}, ${re!.sql}, ${rep!.sql})`),
+  starts_with: simple('startsWith'),
+  ends_with: simple('endsWith'),
+  lower: t(['lowerUTF8'], (_c, [x]) => `lowerUTF8(${x!.sql})`),
+  upper: t(['upperUTF8'], (_c, [x]) => `upperUTF8(${x!.sql})`),
+  // BigQuery's CONCAT is NULL when any argument is; so is ClickHouse's on Nullable arguments.
+  concat: t(['concat', 'toString'], (_c, args) => `concat(${args.map((a) => (isScalar(a.type, 'string') ? a.sql : `toString(${a.sql})`)).join(', ')})`),
+  length: t(['lengthUTF8', 'length'], (_c, [x]) => (isScalar(x!.type, 'bytes') ? `length(${x!.sql})` : `lengthUTF8(${x!.sql})`)),
+  char_length: t(['lengthUTF8'], (_c, [x]) => `lengthUTF8(${x!.sql})`),
+  character_length: t(['lengthUTF8'], (_c, [x]) => `lengthUTF8(${x!.sql})`),
+  byte_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  octet_length: t(['length'], (_c, [x]) => `length(${x!.sql})`),
+  strpos: t(['positionUTF8'], (_c, [s, sub]) => `positionUTF8(${s!.sql}, ${sub!.sql})`),
+  // BigQuery: a start of 0 is 1; negative counts from the end.
+  substr: t(['substringUTF8', 'if'], (_c, [s, from, n]) => `substringUTF8(${s!.sql}, if(${from!.sql} = 0, 1, ${from!.sql})${n ? `, ${n.sql}` : ''})`),
+  substring: t(['substringUTF8', 'if'], (_c, [s, from, n]) => `substringUTF8(${s!.sql}, if(${from!.sql} = 0, 1, ${from!.sql})${n ? `, ${n.sql}` : ''})`),
+  split: t(['splitByString'], (_c, [s, d]) => `splitByString(${d ? d.sql : "','"}, ${s!.sql})`),
+  trim: t(['trimBoth', 'trim'], (_c, [s, chars]) => (chars ? `trim(BOTH ${chars.sql} FROM ${s!.sql})` : `trimBoth(${s!.sql})`)),
+  ltrim: t(['trimLeft', 'trim'], (_c, [s, chars]) => (chars ? `trim(LEADING ${chars.sql} FROM ${s!.sql})` : `trimLeft(${s!.sql})`)),
+  rtrim: t(['trimRight', 'trim'], (_c, [s, chars]) => (chars ? `trim(TRAILING ${chars.sql} FROM ${s!.sql})` : `trimRight(${s!.sql})`)),
+  replace: simple('replaceAll'),
+  ascii: t(CODEPOINT, (_c, [x]) => codepoint(x!.sql)),
+  unicode: t(CODEPOINT, (_c, [x]) => codepoint(x!.sql)),
+  chr: t(['char', 'toUInt32'], (_c, [x]) => `char(toUInt32(${x!.sql}))`),
+  left: t(['leftUTF8'], (_c, [x, n]) => `leftUTF8(${x!.sql}, ${n!.sql})`),
+  right: t(['rightUTF8'], (_c, [x, n]) => `rightUTF8(${x!.sql}, ${n!.sql})`),
+  lpad: t(['leftPadUTF8', 'toUInt64'], (_c, [x, n, pad]) => `leftPadUTF8(${x!.sql}, toUInt64(${n!.sql}), ${pad ? pad.sql : "' '"})`),
+  rpad: t(['rightPadUTF8', 'toUInt64'], (_c, [x, n, pad]) => `rightPadUTF8(${x!.sql}, toUInt64(${n!.sql}), ${pad ? pad.sql : "' '"})`),
+  repeat: t(['repeat', 'toUInt64'], (_c, [x, n]) => `repeat(${x!.sql}, toUInt64(${n!.sql}))`),
+  reverse: t(['reverseUTF8'], (_c, [x]) => `reverseUTF8(${x!.sql})`),
+  translate: t(['translateUTF8'], (_c, [x, a, b]) => `translateUTF8(${x!.sql}, ${a!.sql}, ${b!.sql})`),
+  to_base64: t(['base64Encode'], (_c, [x]) => `base64Encode(${x!.sql})`),
+  from_base64: t(['base64Decode'], (_c, [x]) => `base64Decode(${x!.sql})`),
+  to_hex: t(['lower', 'hex'], (_c, [x]) => `lower(hex(${x!.sql}))`),
+  from_hex: t(['unhex'], (_c, [x]) => `unhex(${x!.sql})`),
+  md5: hash('MD5'),
+  sha1: hash('SHA1'),
+  sha256: hash('SHA256'),
+  json_value: jsonPath(true),
+  json_extract_scalar: jsonPath(true),
+  json_query: jsonPath(false),
+  json_extract: jsonPath(false),
+  to_json_string: t(['toJSONString'], (_c, [x]) => `toJSONString(${x!.sql})`),
+
+  ifnull: t(['ifNull'], (_c, [a, b]) => `ifNull(${a!.sql}, ${b!.sql})`),
+  coalesce: simple('coalesce'),
+  nullif: t(['nullIf'], (_c, [a, b]) => `nullIf(${a!.sql}, ${b!.sql})`),
+  if: t(['if'], (_c, [c, a, b]) => `if(${c!.sql}, ${a!.sql}, ${b!.sql})`),
+  greatest: simple('greatest'),
+  least: simple('least'),
+  zeroifnull: t(['ifNull'], (_c, [x]) => `ifNull(${x!.sql}, 0)`),
+  nullifzero: t(['nullIf'], (_c, [x]) => `nullIf(${x!.sql}, 0)`),
+
+  abs: simple('abs'),
+  // Half away from zero, computed as the DuckDB engine does (the same float rounding).
+  round: t(['sign', 'floor', 'abs', 'pow', 'toFloat64'], (_c, [x, d]) => {
+    const v = `toFloat64(${x!.sql})`;
+    const n = d ? d.sql : '0';
+    return `(sign(${v}) * floor(abs(${v}) * pow(10, ${n}) + 0.5) / pow(10, ${n}))`;
+  }),
+  ceil: t(['ceil', 'toFloat64'], (_c, [x]) => `ceil(toFloat64(${x!.sql}))`),
+  ceiling: t(['ceil', 'toFloat64'], (_c, [x]) => `ceil(toFloat64(${x!.sql}))`),
+  floor: t(['floor', 'toFloat64'], (_c, [x]) => `floor(toFloat64(${x!.sql}))`),
+  mod: t(['modulo'], (_c, [a, b]) => `modulo(${a!.sql}, ${b!.sql})`),
+  div: t(['toInt64', 'trunc'], (_c, [a, b]) => `toInt64(trunc(${a!.sql} / ${b!.sql}))`),
+  sqrt: simple('sqrt'),
+  pow: simple('pow'),
+  power: simple('pow'),
+  safe_divide: t(['if'], (_c, [a, b]) => `if(${b!.sql} = 0, NULL, ${a!.sql} / ${b!.sql})`),
+  // Integer overflow is NULL: computed in Int128, then narrowed back.
+  safe_add: t(['accurateCastOrNull', 'toInt128'], (call, [a, b]) =>
+    isInt(call.type) ? `accurateCastOrNull(toInt128(${a!.sql}) + ${b!.sql}, 'Int64')` : `(${a!.sql} + ${b!.sql})`,
+  ),
+  safe_subtract: t(['accurateCastOrNull', 'toInt128'], (call, [a, b]) =>
+    isInt(call.type) ? `accurateCastOrNull(toInt128(${a!.sql}) - ${b!.sql}, 'Int64')` : `(${a!.sql} - ${b!.sql})`,
+  ),
+  safe_multiply: t(['accurateCastOrNull', 'toInt128'], (call, [a, b]) =>
+    isInt(call.type) ? `accurateCastOrNull(toInt128(${a!.sql}) * ${b!.sql}, 'Int64')` : `(${a!.sql} * ${b!.sql})`,
+  ),
+  safe_negate: t(['accurateCastOrNull', 'toInt128'], (call, [x]) => (isInt(call.type) ? `accurateCastOrNull(-toInt128(${x!.sql}), 'Int64')` : `(-${x!.sql})`)),
+  ieee_divide: t(['toFloat64'], (_c, [a, b]) => `(toFloat64(${a!.sql}) / ${b!.sql})`),
+  sign: simple('sign'),
+  is_inf: t(['isInfinite', 'toFloat64'], (_c, [x]) => `isInfinite(toFloat64(${x!.sql}))`),
+  is_nan: t(['isNaN', 'toFloat64'], (_c, [x]) => `isNaN(toFloat64(${x!.sql}))`),
+  exp: float('exp'),
+  ln: float('log'),
+  // BigQuery's LOG(x) is the natural logarithm; LOG(x, b) is base b.
+  log: t(['log', 'toFloat64'], (_c, [x, b]) => (b ? `(log(toFloat64(${x!.sql})) / log(toFloat64(${b.sql})))` : `log(toFloat64(${x!.sql}))`)),
+  log10: float('log10'),
+  cbrt: float('cbrt'),
+  trunc: t(['trunc', 'toFloat64'], (_c, [x, n]) => (n ? `trunc(toFloat64(${x!.sql}), ${n.sql})` : `trunc(toFloat64(${x!.sql}))`)),
+  cos: float('cos'),
+  sin: float('sin'),
+  tan: float('tan'),
+  acos: float('acos'),
+  asin: float('asin'),
+  atan: float('atan'),
+  atan2: float('atan2'),
+  cosh: float('cosh'),
+  sinh: float('sinh'),
+  tanh: float('tanh'),
+  acosh: float('acosh'),
+  asinh: float('asinh'),
+  atanh: float('atanh'),
+  cot: t(['tan', 'toFloat64'], (_c, [x]) => `(1 / tan(toFloat64(${x!.sql})))`),
+  rand: t(['randCanonical'], () => 'randCanonical()'),
+
+  array_length: t(['length', 'if', 'empty', 'JSONAllPaths', 'isNull'], (_c, [a]) => {
+    if (a!.type.k === 'record') return `if(empty(JSONAllPaths(${a!.sql})), 0, 1)`;
+    if (a!.type.k === 'missing') return '0';
+    // An absent list is NULL (its length NULL), as on DuckDB.
+    return `if(isNull(${a!.sql}), NULL, length(${arr(a!)}))`;
+  }),
+  generate_timestamp_array: generate('timestamp'),
+  generate_date_array: generate('date'),
+  generate_array: generate('int'),
+  array_concat: t(['arrayConcat'], (_c, args) => `arrayConcat(${args.map(arr).join(', ')})`),
+  array_reverse: t(['arrayReverse'], (_c, [x]) => `arrayReverse(${arr(x!)})`),
+  array_to_string: t(['arrayStringConcat', 'arrayFilter', 'lambda', 'isNotNull'], (_c, [x, sep]) => `arrayStringConcat(arrayFilter(v -> isNotNull(v), ${arr(x!)}), ${sep!.sql})`),
+  array_first: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, 1)`),
+  array_last: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, -1)`),
+
+  current_timestamp: t(['now64'], () => "now64(6, 'UTC')"),
+  current_datetime: t(['now64', 'toDateTime64', 'toString'], (_c, args) => tzConvert("now64(6, 'UTC')", zone(args, 0))),
+  current_date: t(['now64', 'toDate32'], (_c, args) => `toDate32(now64(6, 'UTC'), ${zone(args, 0)})`),
+  timestamp_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64', 'toTimeZone', ...Object.values(INTERVALS).filter((x): x is string => x !== undefined)], (call, [ts, , tz]) =>
+    truncate(ts!.sql, part(call, 1), tz ? tz.sql : "'UTC'"),
+  ),
+  datetime_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64'], (call, [d]) => truncate(d!.sql, part(call, 1))),
+  date_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64', 'toDate32'], (call, [d]) => {
+    if (d!.type.k === 'scalar' && d!.type.t !== 'date') return truncate(d!.sql, part(call, 1));
+    return `toDate32(${truncate(`toDateTime64(${d!.sql}, 6, 'UTC')`, part(call, 1))})`;
+  }),
+  timestamp_sub: t([], (_c, [ts, i]) => `(${ts!.sql} - ${i!.sql})`),
+  timestamp_add: t([], (_c, [ts, i]) => `(${ts!.sql} + ${i!.sql})`),
+  datetime_sub: t([], (_c, [d, i]) => `(${d!.sql} - ${i!.sql})`),
+  datetime_add: t([], (_c, [d, i]) => `(${d!.sql} + ${i!.sql})`),
+  date_sub: t(['toDate32'], (_c, [d, i]) => `toDate32(${d!.sql} - ${i!.sql})`),
+  date_add: t(['toDate32'], (_c, [d, i]) => `toDate32(${d!.sql} + ${i!.sql})`),
+  timestamp_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
+  datetime_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
+  date_diff: t(['dateDiff', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
+  format_timestamp: t(['formatDateTime', 'toDateTime64', 'toString'], (call, [, ts, tz]) => `formatDateTime(${tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql}, ${strftime(call, 0)})`),
+  format_date: t(['formatDateTime'], (call, [, d]) => `formatDateTime(${d!.sql}, ${strftime(call, 0)})`),
+  format_datetime: t(['formatDateTime'], (call, [, d]) => `formatDateTime(${d!.sql}, ${strftime(call, 0)})`),
+  datetime: t(['toDateTime64', 'toString', 'makeDateTime64', 'parseDateTime64BestEffort'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 6) return `makeDateTime64(${args.map((a) => a.sql).join(', ')}, 0, 6, 'UTC')`;
+    if (tz) return tzConvert(x!.sql, tz.sql);
+    return isScalar(x!.type, 'string') ? stringToTimestamp(x!.sql) : `toDateTime64(${x!.sql}, 6, 'UTC')`;
+  }),
+  timestamp: t(['toDateTime64', 'toString', 'parseDateTime64BestEffort', 'toTimeZone'], (_c, [x, tz]) => {
+    if (tz) {
+      // The text (or DATETIME) is wall-clock time in `tz`.
+      const text = isScalar(x!.type, 'string') ? x!.sql : `toString(${x!.sql})`;
+      return `toTimeZone(parseDateTime64BestEffort(${text}, 6, ${tz.sql}), 'UTC')`;
+    }
+    if (isScalar(x!.type, 'timestamp')) return x!.sql;
+    if (isScalar(x!.type, 'string')) return stringToTimestamp(x!.sql);
+    return `toDateTime64(${x!.sql}, 6, 'UTC')`;
+  }),
+  date: t(['toDate32', 'makeDate32'], (_c, args) => {
+    const [x, tz] = args;
+    if (args.length === 3) return `makeDate32(${args.map((a) => a.sql).join(', ')})`;
+    return tz ? `toDate32(${x!.sql}, ${tz.sql})` : `toDate32(${x!.sql})`;
+  }),
+  unix_date: t(['toInt64', 'toDate32'], (_c, [d]) => `toInt64(toDate32(${d!.sql}))`),
+  date_from_unix_date: t(['toDate32', 'toInt64'], (_c, [n]) => `toDate32(toInt64(${n!.sql}))`),
+  parse_timestamp: t(['parseDateTime64', 'toTimeZone'], (call, [, x, tz]) => `toTimeZone(parseDateTime64(${x!.sql}, ${strftime(call, 0)}, ${tz ? tz.sql : "'UTC'"}), 'UTC')`),
+  parse_datetime: t(['parseDateTime64'], (call, [, x]) => `parseDateTime64(${x!.sql}, ${strftime(call, 0)}, 'UTC')`),
+  parse_date: t(['parseDateTime64', 'toDate32'], (call, [, x]) => `toDate32(parseDateTime64(${x!.sql}, ${strftime(call, 0)}, 'UTC'))`),
+  last_day: t(['toLastDayOfMonth', 'toDate32'], (_c, [d]) => `toDate32(toLastDayOfMonth(${d!.sql}))`),
+  unix_micros: t(['toUnixTimestamp64Micro'], (_c, [x]) => `toUnixTimestamp64Micro(${x!.sql})`),
+  unix_millis: t(['toUnixTimestamp64Micro', 'intDiv'], (_c, [x]) => `intDiv(toUnixTimestamp64Micro(${x!.sql}), 1000)`),
+  unix_seconds: t(['toUnixTimestamp64Micro', 'intDiv'], (_c, [x]) => `intDiv(toUnixTimestamp64Micro(${x!.sql}), 1000000)`),
+  timestamp_micros: t(['fromUnixTimestamp64Micro', 'toInt64'], (_c, [x]) => `fromUnixTimestamp64Micro(toInt64(${x!.sql}), 'UTC')`),
+  timestamp_millis: t(['fromUnixTimestamp64Micro', 'toInt64'], (_c, [x]) => `fromUnixTimestamp64Micro(toInt64(${x!.sql}) * 1000, 'UTC')`),
+  timestamp_seconds: t(['fromUnixTimestamp64Micro', 'toInt64'], (_c, [x]) => `fromUnixTimestamp64Micro(toInt64(${x!.sql}) * 1000000, 'UTC')`),
+
+  count: t(['count', 'countDistinct'], (call, args, ctx) => {
+    if (call.star) return `count()${ctx.over(call)}`;
+    return `${call.distinct ? 'countDistinct' : 'count'}(${list(args)})${ctx.over(call)}`;
+  }),
+  countif: t(['countIf'], (call, [x], ctx) => `countIf(${x!.sql})${ctx.over(call)}`),
+  sum: aggregate('sum'),
+  avg: aggregate('avg'),
+  min: t(['min'], (call, [x], ctx) => `min(${x!.sql})${ctx.over(call)}`),
+  max: t(['max'], (call, [x], ctx) => `max(${x!.sql})${ctx.over(call)}`),
+  any_value: t(['any'], (call, [x], ctx) => `any(${x!.sql})${ctx.over(call)}`),
+  logical_or: t(['max', 'toBool'], (call, [x], ctx) => `toBool(max(${x!.sql})${ctx.over(call)})`),
+  logical_and: t(['min', 'toBool'], (call, [x], ctx) => `toBool(min(${x!.sql})${ctx.over(call)})`),
+  stddev: aggregate('stddevSamp'),
+  variance: aggregate('varSamp'),
+  stddev_samp: aggregate('stddevSamp'),
+  stddev_pop: aggregate('stddevPop'),
+  var_samp: aggregate('varSamp'),
+  var_pop: aggregate('varPop'),
+  corr: aggregate('corr'),
+  covar_pop: aggregate('covarPop'),
+  covar_samp: aggregate('covarSamp'),
+  bit_and: aggregate('groupBitAnd'),
+  bit_or: aggregate('groupBitOr'),
+  bit_xor: aggregate('groupBitXor'),
+  max_by: t(['argMax'], (call, [x, y], ctx) => `argMax(${x!.sql}, ${y!.sql})${ctx.over(call)}`),
+  min_by: t(['argMin'], (call, [x, y], ctx) => `argMin(${x!.sql}, ${y!.sql})${ctx.over(call)}`),
+  approx_count_distinct: t(['countDistinct'], (call, [x], ctx) => `countDistinct(${x!.sql})${ctx.over(call)}`),
+  string_agg: t(['arrayStringConcat', 'arrayFilter', 'nullIf', 'isNotNull', ...COLLECT], (call, [x, sep], ctx) => {
+    const values = `arrayFilter(v -> isNotNull(v), ${collect(call, x!.sql, orderKeys(call, ctx))})`;
+    return `nullIf(arrayStringConcat(${values}, ${sep ? sep.sql : "','"}), '')${ctx.over(call)}`;
+  }),
+  array_agg: t(['arraySlice', 'arrayFilter', 'isNotNull', ...COLLECT], (call, [x], ctx) => {
+    let sql = collect(call, x!.sql, orderKeys(call, ctx));
+    if (call.ignoreNulls) sql = `arrayFilter(v -> isNotNull(v), ${sql})`;
+    sql += ctx.over(call);
+    return call.limit ? `arraySlice(${sql}, 1, ${ctx.print(call.limit)})` : sql;
+  }),
+  approx_quantiles: t(['quantilesExactLow'], (call, [x], ctx) => {
+    const n = call.args[1];
+    const count = n?.kind === 'literal' && n.value.type === 'number' ? Number(n.value.value) : 1;
+    const points = Array.from({ length: count + 1 }, (_, i) => String(i / count)).join(', ');
+    // Discrete quantiles: like BigQuery, every value returned is one of the inputs.
+    return `quantilesExactLow(${points})(${x!.sql})${ctx.over(call)}`;
+  }),
+
+  row_number: windowOnly('row_number'),
+  rank: windowOnly('rank'),
+  dense_rank: windowOnly('dense_rank'),
+  percent_rank: windowOnly('percent_rank'),
+  cume_dist: windowOnly('cume_dist'),
+  ntile: t(['ntile'], (call, [n], ctx) => `ntile(${n!.sql})${ctx.over(call)}`),
+  lag: lagLead('lagInFrame'),
+  lead: lagLead('leadInFrame'),
+  first_value: valueWindow('first_value'),
+  last_value: valueWindow('last_value'),
+  nth_value: t(['nth_value'], (call, [x, n], ctx) => {
+    if (call.ignoreNulls) throw new QuarryError('QUERY_NOT_ALLOWED', 'NTH_VALUE ... IGNORE NULLS is not supported on the ClickHouse engine');
+    return `nth_value(${x!.sql}, ${n!.sql})${ctx.over(call)}`;
+  }),
+  percentile_cont: t(['quantileExactInclusive', 'toFloat64'], (call, [x, p], ctx) => `quantileExactInclusive(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
+  percentile_disc: t(['quantileExactLow', 'toFloat64'], (call, [x, p], ctx) => `quantileExactLow(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
+};
+
+/** The ORDER BY keys inside an aggregate, printed; one direction for all (arraySort sorts one way). */
+function orderKeys(call: RFunc, ctx: FunctionContext): { sql: string; desc: boolean }[] {
+  const keys = call.orderBy.map((o) => ({ sql: ctx.print(o.expr), desc: o.desc }));
+  if (keys.some((k) => k.desc !== keys[0]!.desc)) {
+    throw new QuarryError('QUERY_NOT_ALLOWED', `${call.name.toUpperCase()} ordered both ascending and descending is not supported on the ClickHouse engine`);
+  }
+  return keys;
+}
+
+/** Every ClickHouse function the table can emit (for the lock-down's allow-list). */
+export function tableEmits(): string[] {
+  const out = new Set<string>();
+  for (const tr of Object.values(clickHouseFunctions)) if ('emits' in tr) for (const f of tr.emits) out.add(f);
+  return [...out];
+}
+

@@ -1,0 +1,366 @@
+/**
+ * The ClickHouse dialect: what ClickHouse writes differently from the base generator
+ * (src/sql/generator.ts), which prints the resolved tree.
+ *
+ * - `@name` → `{name:Nullable(String)}`, a query parameter bound by the runner; never spliced.
+ * - Identifiers are backquoted; string literals escape the backslash too (an escape character in
+ *   ClickHouse strings). Source tables are qualified with Quarry's database.
+ * - A source's fields other than id, timestamp and event_message are paths in its `fields` JSON
+ *   column: a scalar is its path cast to the catalogue's type
+ *   (`CAST(t.fields.metadata.status AS Nullable(Int64))`), a record the sub-object there
+ *   (`t.fields.^metadata`), a list the path as stored, cast to an array where one is needed.
+ * - UNNEST of a list is `arrayJoin` in a derived table wrapping the left side (an empty list keeps
+ *   its row with one NULL element for `LEFT JOIN UNNEST ... ON TRUE`); UNNEST of a record is field
+ *   access (the semantic pass already made it so).
+ * - Set operations say DISTINCT or ALL; an ORDER BY / LIMIT after one is applied to the whole of it.
+ * - Casts are to<Type>() (NULL stays NULL, a value that does not convert is an error) or
+ *   accurateCastOrNull for SAFE_CAST; a STRING read as a TIMESTAMP is parsed best-effort in UTC.
+ * - Functions are spelt per printer-functions.ts.
+ */
+import { QuarryError } from '../../errors.ts';
+import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
+import {
+  type Capabilities,
+  type FromState,
+  type FunctionTable,
+  type GeneratedQuery,
+  type GenerateOptions,
+  generateSql,
+  type Printed,
+  SqlPrinter,
+} from '../../sql/generator.ts';
+import type { RangeVar, RExpr, RFactor, RFrom, RQuery, RSetExpr } from '../../sql/resolved.ts';
+import { assertNever, isScalar, type VType } from '../../sql/types.ts';
+import { quoteIdent, quoteString } from './client.ts';
+import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
+import { arrayOf, clickHouseType } from './types.ts';
+
+export type { GeneratedQuery } from '../../sql/generator.ts';
+
+export interface ClickHouseGenerateOptions extends GenerateOptions {
+  /** The database holding the source tables. */
+  database: string;
+}
+
+export function generateClickHouse(query: Query, options: ClickHouseGenerateOptions): GeneratedQuery {
+  return generateSql(query, options, new ClickHousePrinter(options.database));
+}
+
+/** The base columns of a source table; every other column is a path in `fields`. */
+const BASE_COLUMNS = new Set(['id', 'timestamp', 'event_message']);
+
+/** ClickHouse functions and operators the printer itself emits, outside the function table. */
+const printerEmits: readonly string[] = [
+  'and', 'or', 'not', 'equals', 'notEquals', 'less', 'lessOrEquals', 'greater', 'greaterOrEquals', 'plus', 'minus', 'multiply',
+  'divide', 'modulo', 'negate', 'concat', 'like', 'notLike', 'in', 'notIn', 'has', 'isNull', 'isNotNull', 'isNotDistinctFrom',
+  'if', 'multiIf', 'caseWithExpression', 'ifNull', 'CAST', '_CAST', 'accurateCastOrNull', 'toString', 'toInt64', 'toFloat64',
+  'toDecimal128', 'toBool', 'toDate32', 'toDateTime64', 'parseDateTime64BestEffort', 'parseDateTime64BestEffortOrNull',
+  'formatDateTime', 'replaceRegexpOne', 'toMicrosecond', 'toSecond', 'toMinute', 'toHour', 'toDayOfMonth', 'toDayOfWeek',
+  'toDayOfYear', 'toWeek', 'toMonth', 'toQuarter', 'toYear', 'intDiv', 'bitAnd', 'bitOr', 'bitXor', 'array', 'tuple',
+  'tupleElement', 'arrayJoin', 'arrayResize', 'arrayElement', 'arrayElementOrNull', 'empty', 'JSONAllPaths', 'exists',
+  'lambda', 'toIntervalMicrosecond', 'toIntervalMillisecond', 'toIntervalSecond', 'toIntervalMinute', 'toIntervalHour',
+  'toIntervalDay', 'toIntervalWeek', 'toIntervalMonth', 'toIntervalQuarter', 'toIntervalYear', 'toTimeZone', 'round',
+];
+
+/** Every function a generated statement may contain (the lock-down's allow-list). */
+export const emittedFunctions: ReadonlySet<string> = new Set([...printerEmits, ...tableEmits()]);
+
+const castTypes: Readonly<Record<CastType, string>> = {
+  string: 'String',
+  int64: 'Int64',
+  float64: 'Float64',
+  numeric: 'Decimal(38, 9)',
+  bool: 'Bool',
+  timestamp: "DateTime64(6, 'UTC')",
+  datetime: "DateTime64(6, 'UTC')",
+  date: 'Date32',
+  bytes: 'String',
+};
+
+/** The to<Type>() conversion: NULL stays NULL, a value that does not convert is an error. */
+const conversions: Readonly<Record<CastType, (x: string) => string>> = {
+  string: (x) => `toString(${x})`,
+  int64: (x) => `toInt64(${x})`,
+  float64: (x) => `toFloat64(${x})`,
+  numeric: (x) => `toDecimal128(${x}, 9)`,
+  bool: (x) => `toBool(${x})`,
+  timestamp: (x) => `toDateTime64(${x}, 6, 'UTC')`,
+  datetime: (x) => `toDateTime64(${x}, 6, 'UTC')`,
+  date: (x) => `toDate32(${x})`,
+  bytes: (x) => `toString(${x})`,
+};
+
+export class ClickHousePrinter extends SqlPrinter {
+  readonly capabilities: Capabilities = {};
+  protected readonly functions: FunctionTable = clickHouseFunctions;
+  /** How each list UNNEST's element is referred to (set when its FROM clause is printed). */
+  readonly #elements = new Map<RangeVar, string>();
+
+  constructor(private readonly database: string) {
+    super();
+  }
+
+  override quoteIdent(name: string): string {
+    if (name.includes('\u0000')) throw new QuarryError('INVALID_QUERY', 'Names may not contain NUL characters');
+    return quoteIdent(name);
+  }
+
+  override stringLiteral(value: string): string {
+    if (value.includes('\u0000')) throw new QuarryError('INVALID_QUERY', 'String literals may not contain NUL characters');
+    return quoteString(value);
+  }
+
+  protected override numberLiteral(text: string, type: VType): string {
+    return isScalar(type, 'int') && BigInt(text) > 2147483647n ? `toInt64(${text})` : text;
+  }
+
+  protected param(name: string): string {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new QuarryError('INVALID_QUERY', `Invalid parameter name @${name}`);
+    return `{${name}:Nullable(String)}`;
+  }
+
+  protected castType(to: CastType): string {
+    return castTypes[to];
+  }
+
+  protected override cast(x: Printed, to: CastType, safe: boolean): string {
+    if ((to === 'timestamp' || to === 'datetime') && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
+    if (to === 'string' && (isScalar(x.type, 'timestamp') || isScalar(x.type, 'datetime'))) {
+      // As DuckDB prints a TIMESTAMP: seconds, then the fraction only when there is one.
+      return `if(toMicrosecond(${x.sql}) = 0, formatDateTime(${x.sql}, '%Y-%m-%d %H:%i:%S'), replaceRegexpOne(toString(${x.sql}), '0+$', ''))`;
+    }
+    if (safe) return `accurateCastOrNull(${x.sql}, '${castTypes[to]}')`;
+    // BigQuery rounds a float to an integer (half away from zero); ClickHouse would truncate.
+    if (to === 'int64' && (isScalar(x.type, 'float') || isScalar(x.type, 'numeric'))) return `toInt64(round(${x.sql}))`;
+    return conversions[to](x.sql);
+  }
+
+  protected interval(n: string, unit: DatePart): string {
+    const f = intervalFunction(unit);
+    if (f === undefined) throw new QuarryError('INVALID_QUERY', `INTERVAL does not support ${unit.toUpperCase()}`);
+    return `${f}(toInt64(${n}))`;
+  }
+
+  protected override extract(part: DatePart, x: string): string {
+    switch (part) {
+      case 'dayofweek':
+        return `toDayOfWeek(${x}, 3)`;
+      case 'dayofyear':
+        return `toDayOfYear(${x})`;
+      case 'week':
+        return `toWeek(${x}, 0)`;
+      // As the DuckDB engine counts them: within the minute.
+      case 'microsecond':
+        return `(toSecond(${x}) * 1000000 + toMicrosecond(${x}))`;
+      case 'millisecond':
+        return `(toSecond(${x}) * 1000 + intDiv(toMicrosecond(${x}), 1000))`;
+      case 'second':
+        return `toSecond(${x})`;
+      case 'minute':
+        return `toMinute(${x})`;
+      case 'hour':
+        return `toHour(${x})`;
+      case 'day':
+        return `toDayOfMonth(${x})`;
+      case 'month':
+        return `toMonth(${x})`;
+      case 'quarter':
+        return `toQuarter(${x})`;
+      case 'year':
+        return `toYear(${x})`;
+      default:
+        return assertNever(part);
+    }
+  }
+
+  protected override binary(op: BinaryOp, l: string, r: string): string {
+    switch (op) {
+      case '||':
+        return `concat(${l}, ${r})`;
+      case '&':
+        return `bitAnd(${l}, ${r})`;
+      case '|':
+        return `bitOr(${l}, ${r})`;
+      case '^':
+        return `bitXor(${l}, ${r})`;
+      default:
+        return super.binary(op, l, r);
+    }
+  }
+
+  protected override fieldAccess(base: string, field: string): string {
+    return `tupleElement(${base}, ${quoteString(field)})`;
+  }
+
+  protected index(e: Extract<RExpr, { kind: 'index' }>, base: string, index: string): string {
+    const t = e.expr.type;
+    const literal = e.index.kind === 'literal' && e.index.value.type === 'number' && /^\d+$/.test(e.index.value.value) ? Number(e.index.value.value) : undefined;
+    if (t.k === 'record' || t.k === 'missing') {
+      // A record is a one-element array: [OFFSET(0)] / [ORDINAL(1)] is the record itself.
+      if (t.k === 'missing' || literal === (e.oneBased ? 1 : 0)) return base;
+      throw new QuarryError('INVALID_QUERY', 'A record has one element: only [OFFSET(0)] / [ORDINAL(1)] reach it on the ClickHouse engine');
+    }
+    const array = arrayOf(base, t);
+    const pos = literal !== undefined ? String(e.oneBased ? literal : literal + 1) : e.oneBased ? index : `(${index} + 1)`;
+    // Records inside lists are JSON values, which cannot be NULL: out of range reads an empty one.
+    if (e.type.k === 'record') return `arrayElement(${array}, ${pos})`;
+    return literal !== undefined ? `arrayElementOrNull(${array}, ${pos})` : `if(${pos} >= 1, arrayElementOrNull(${array}, ${pos}), NULL)`;
+  }
+
+  protected inUnnest(x: string, array: string, negated: boolean): string {
+    return `(${negated ? 'NOT ' : ''}has(${array}, ${x}))`;
+  }
+
+  protected struct(fields: readonly { name: string; sql: string }[]): string {
+    return `tuple(${fields.map((f) => f.sql).join(', ')})`;
+  }
+
+  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, printed: string): string {
+    const array = arrayOf(printed, f.array.type);
+    const list = f.keepEmpty ? `if(empty(${array}), arrayResize(${array}, 1), ${array})` : array;
+    const col = this.quoteIdent(this.fresh('u'));
+    let ref: string;
+    if (state.relations.length === 0 && !state.sql) {
+      // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
+      const q = this.quoteIdent(this.fresh('t'));
+      state.relations.push(q);
+      state.sql = `(SELECT arrayJoin(${list}) AS ${col}) AS ${q}`;
+      ref = `${q}.${col}`;
+    } else if (state.relations.length === 1) {
+      const rel = state.relations[0]!;
+      state.sql = `(SELECT ${rel}.*, arrayJoin(${list}) AS ${col} FROM ${state.sql}) AS ${rel}`;
+      ref = `${rel}.${col}`;
+    } else {
+      throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
+    }
+    this.#elements.set(f.range, ref);
+    return ref;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Queries
+
+  override query(q: RQuery): string {
+    if (q.body.kind !== 'setop' || (q.orderBy.length === 0 && !q.limit && !q.offset)) return super.query(q);
+    // ORDER BY / LIMIT after a set operation would bind to its last SELECT in ClickHouse: the set
+    // operation becomes a derived table first.
+    const alias = this.quoteIdent(this.fresh('s'));
+    const ctes = q.with.map((c) => `${this.quoteIdent(c.name)} AS (${this.query(c.query)})`);
+    const columns = q.columns.map((c) => `${alias}.${this.quoteIdent(c.name)}`).join(', ');
+    let sql = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${columns} FROM (${this.setExpr(q.body)}) AS ${alias}`;
+    if (q.orderBy.length > 0) sql += ` ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(', ')}`;
+    if (q.limit) sql += ` LIMIT ${this.expr(q.limit)}`;
+    if (q.offset) sql += ` OFFSET ${this.expr(q.offset)}`;
+    return sql;
+  }
+
+  protected override setExpr(body: RSetExpr): string {
+    if (body.kind !== 'setop') return super.setExpr(body);
+    // Plain SELECTs as branches (a parenthesised first branch after WITH does not parse).
+    const op = body.op.toUpperCase() + (body.all ? ' ALL' : ' DISTINCT');
+    return `${this.setExpr(body.left)} ${op} ${this.setExpr(body.right)}`;
+  }
+
+  protected override from(from: RFrom): FromState {
+    const state: FromState = { sql: '', relations: [], filters: [] };
+    this.printFactor(state, from.first, 'cross', undefined, undefined);
+    for (const j of from.joins) this.printFactor(state, j.factor, j.type, j.on, j.using);
+    return state;
+  }
+
+  private printFactor(state: FromState, f: RFactor, type: string, on: RExpr | undefined, using: readonly string[] | undefined): void {
+    switch (f.kind) {
+      case 'unnestRecord':
+        break;
+      case 'unnestList':
+        this.unnestList(state, f, this.expr(f.array));
+        break;
+      case 'range': {
+        const alias = this.quoteIdent(f.range.alias);
+        const r = f.range;
+        const source =
+          r.kind === 'table'
+            ? `${this.quoteIdent(this.database)}.${this.quoteIdent(r.table)}`
+            : r.kind === 'cte'
+              ? this.quoteIdent(r.cte)
+              : `(${this.query(f.query!)})`;
+        const sql = `${source} AS ${alias}`;
+        state.relations.push(alias);
+        if (!state.sql) state.sql = sql;
+        else if (type === 'cross') state.sql += ` CROSS JOIN ${sql}`;
+        else {
+          const kw = ({ inner: 'JOIN', left: 'LEFT JOIN', right: 'RIGHT JOIN', full: 'FULL JOIN' } as Record<string, string>)[type];
+          if (using) state.sql += ` ${kw} ${sql} USING (${using.map((u) => this.quoteIdent(u)).join(', ')})`;
+          else state.sql += ` ${kw} ${sql} ON ${on ? this.expr(on) : 'TRUE'}`;
+          return;
+        }
+        break;
+      }
+      default:
+        assertNever(f);
+    }
+    if (on && f.kind !== 'range') state.filters.push(this.expr(on));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Expressions that need their operands' types
+
+  override expr(e: RExpr): string {
+    switch (e.kind) {
+      case 'column':
+        return this.printColumn(e);
+      case 'field':
+        return this.jsonOrTuple(this.expr(e.expr), [e.name], e.type);
+      case 'isNull': {
+        const x = this.expr(e.expr);
+        const test = e.expr.type.k === 'record' && e.expr.kind !== 'struct' ? `empty(JSONAllPaths(${x}))` : `${x} IS NULL`;
+        return `(${e.negated ? 'NOT ' : ''}${test})`;
+      }
+      case 'isBool':
+        return `(${e.negated ? 'NOT ' : ''}ifNull(${this.expr(e.expr)} = ${e.value ? 'true' : 'false'}, false))`;
+      case 'distinctFrom':
+        // `<=>` is ClickHouse's NULL-safe equality (IS NOT DISTINCT FROM).
+        return `(${e.negated ? '' : 'NOT '}(${this.expr(e.left)} <=> ${this.expr(e.right)}))`;
+      case 'inUnnest':
+        return this.inUnnest(this.expr(e.expr), arrayOf(this.expr(e.array), e.array.type), e.negated);
+      case 'struct': {
+        const types = e.fields.map((f) => `${this.quoteIdent(f.name)} ${clickHouseType(f.value.type)}`);
+        return `CAST(tuple(${e.fields.map((f) => this.expr(f.value)).join(', ')}) AS Tuple(${types.join(', ')}))`;
+      }
+      default:
+        return super.expr(e);
+    }
+  }
+
+  private printColumn(e: Extract<RExpr, { kind: 'column' }>): string {
+    const from = e.from;
+    if (from.kind === 'element') {
+      const ref = this.#elements.get(from);
+      if (ref === undefined) throw new QuarryError('INTERNAL', 'an UNNEST element was referred to before its FROM clause');
+      return this.jsonPath(ref, e.fields, e.type);
+    }
+    const alias = this.quoteIdent(from.alias);
+    if (from.kind === 'table' && !BASE_COLUMNS.has(e.column!)) return this.jsonPath(`${alias}.${this.quoteIdent('fields')}`, [e.column!, ...e.fields], e.type);
+    return this.jsonPath(`${alias}.${this.quoteIdent(e.column!)}`, e.fields, e.type);
+  }
+
+  /** The value at a path below a JSON (or named tuple) column, read as `type`. */
+  private jsonPath(base: string, path: readonly string[], type: VType): string {
+    if (path.length === 0) return base;
+    const p = path.map((x) => this.quoteIdent(x)).join('.');
+    switch (type.k) {
+      case 'record':
+        return `${base}.^${p}`;
+      case 'scalar':
+        return `CAST(${base}.${p} AS ${clickHouseType(type)})`;
+      default:
+        return `${base}.${p}`;
+    }
+  }
+
+  /** A field of a record-valued expression that is not a column path. */
+  private jsonOrTuple(base: string, path: readonly string[], type: VType): string {
+    const sql = path.reduce((acc, f) => this.fieldAccess(acc, f), base);
+    return type.k === 'scalar' ? `CAST(${sql} AS ${clickHouseType(type)})` : sql;
+  }
+}

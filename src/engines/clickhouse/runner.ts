@@ -1,0 +1,250 @@
+/**
+ * Runs prepared queries on ClickHouse: generate SQL, double-check it against ClickHouse's own parse
+ * tree, bind parameters as `{name:Nullable(String)}` query parameters, enforce the row cap (by the
+ * generated LIMIT, and `max_result_rows`) and the time limit (`max_execution_time`, plus a client
+ * abort a little later), run read-only, and encode the rows as the DuckDB engine does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { isQuarryError, QuarryError } from '../../errors.ts';
+import type { Query } from '../../sql/ast.ts';
+import type { PreparedQuery } from '../../sql/index.ts';
+import { Lru } from '../../sql/lru.ts';
+import { walkQuery } from '../../sql/walk.ts';
+import type { Catalog, SourceTable } from '../../storage/schema.ts';
+import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import { encodeRows } from './encode.ts';
+import { type GeneratedQuery, generateClickHouse } from './printer.ts';
+import { checkTranslatedSql, querySettings } from './lockdown.ts';
+
+export interface ClickHouseQueryRunnerOptions {
+  /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
+  readers: readonly ClickHouseClient[];
+  /**
+   * Stops queries that outlived their time limit (`KILL QUERY`). On chDB a query that reported its
+   * timeout may still run on in the background, so another session stops it.
+   */
+  killer?: ClickHouseClient;
+  database: string;
+  /** Per-query memory limit in bytes (0: the server's). */
+  maxMemoryBytes?: number;
+  /** Second check of translated SQL with EXPLAIN AST (default true). */
+  verifyTranslation?: boolean;
+}
+
+interface Translation {
+  catalog: Catalog;
+  deps: [string, SourceTable | undefined][];
+  generated: GeneratedQuery;
+  tables: string[];
+  ctes: string[];
+}
+
+const translations = new WeakMap<Query, Lru<string, Translation>>();
+
+function translate(query: PreparedQuery, database: string, maxRows: number | undefined): Translation {
+  const { ast, catalog } = query;
+  const key = `${database}\u0000${maxRows ?? ''}`;
+  let perCap = translations.get(ast);
+  const known = perCap?.get(key);
+  if (known && known.catalog === catalog && known.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) return known;
+  const generated = generateClickHouse(ast, maxRows === undefined ? { catalog, database } : { catalog, database, maxRows });
+  const names = new Set<string>();
+  const tables = new Set<string>();
+  const ctes: string[] = [];
+  walkQuery(ast, {
+    query(q) {
+      for (const c of q.with) ctes.push(c.name);
+    },
+    table(t, cte) {
+      names.add(t.name);
+      const source = cte ? undefined : catalog.sourceByName(t.name);
+      if (source) tables.add(source.table);
+    },
+  });
+  const translation: Translation = { catalog, deps: [...names].map((n) => [n, catalog.sourceByName(n)]), generated, tables: [...tables], ctes };
+  if (!perCap) {
+    perCap = new Lru(8);
+    translations.set(ast, perCap);
+  }
+  perCap.set(key, translation);
+  return translation;
+}
+
+/** Time a server gets past max_execution_time to report the timeout itself before the client gives up. */
+const ABORT_GRACE_MS = 2000;
+
+export class ClickHouseQueryRunner implements QueryEngine {
+  /** Queries running on each reader. */
+  private readonly busy: number[];
+
+  constructor(private readonly options: ClickHouseQueryRunnerOptions) {
+    this.busy = options.readers.map(() => 0);
+  }
+
+  /** The least busy reader; it stays counted until `done` (a timed-out query until it has stopped). */
+  private acquire(): { client: ClickHouseClient; done(): void } {
+    let best = 0;
+    for (let i = 1; i < this.busy.length; i++) if ((this.busy[i] as number) < (this.busy[best] as number)) best = i;
+    this.busy[best] = (this.busy[best] as number) + 1;
+    let released = false;
+    return {
+      client: this.options.readers[best] as ClickHouseClient,
+      done: () => {
+        if (released) return;
+        released = true;
+        this.busy[best] = (this.busy[best] as number) - 1;
+      },
+    };
+  }
+
+  async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
+    const reader = this.acquire();
+    try {
+      return await this.runOn(reader, query, params, options);
+    } finally {
+      reader.done();
+    }
+  }
+
+  private async runOn(
+    reader: { client: ClickHouseClient; done(): void },
+    query: PreparedQuery,
+    params: Record<string, string | null | undefined>,
+    options: RunOptions,
+  ): Promise<QueryResult> {
+    const { database } = this.options;
+    const client = reader.client;
+    const translation = translate(query, database, options.maxRows);
+    const generated = translation.generated;
+    if (this.options.verifyTranslation !== false) {
+      await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes });
+    }
+    const values: Record<string, string | null> = {};
+    for (const name of generated.params) {
+      const v = params[name];
+      values[name] = typeof v === 'string' ? v : null;
+    }
+    // The time limit is the statement's: the parse-tree check (once per SQL text) is not counted.
+    const remaining = options.timeoutMs;
+    const running = Date.now();
+    const marker = `quarry:${randomUUID()}`;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), remaining + ABORT_GRACE_MS);
+    try {
+      const result = await client.query({
+        query:
+          generated.sql + querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker }),
+        query_params: values,
+        format: 'JSONEachRow',
+        abort_signal: abort.signal,
+      });
+      const raw = (await result.json()) as Record<string, JsonValue>[];
+      // The statement stopped at max_execution_time with what it had (timeout_overflow_mode
+      // 'break'): that is a time-out, not an answer.
+      if (Date.now() - running >= options.timeoutMs) {
+        throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
+      }
+      const rows = encodeRows(
+        raw.length > options.maxRows ? raw.slice(0, options.maxRows) : raw,
+        generated.columns.map((c) => c.name),
+        generated.columns.map((c) => c.type),
+      );
+      return { rows, warnings: generated.warnings };
+    } catch (e) {
+      const mapped = abort.signal.aborted
+        ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
+        : mapClickHouseError(e, options.timeoutMs);
+      if (mapped.code === 'QUERY_TIMEOUT' && abort.signal.aborted) {
+        // The client gave up waiting (the server did not stop it): it is killed, and its reader
+        // counts as busy until the kill has been issued.
+        const release = this.acquireSame(reader);
+        void this.killWhere(`= '${marker}'`).finally(release);
+      }
+      throw mapped;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Counts the reader of `reader` busy once more; returns the release. */
+  private acquireSame(reader: { client: ClickHouseClient }): () => void {
+    const i = this.options.readers.indexOf(reader.client);
+    this.busy[i] = (this.busy[i] as number) + 1;
+    return () => {
+      this.busy[i] = (this.busy[i] as number) - 1;
+    };
+  }
+
+  /** Stops every query this runner started that is still running (shutdown). */
+  async stopAll(): Promise<void> {
+    await this.killWhere("LIKE 'quarry:%'");
+  }
+
+  /** ASYNC: on chDB a query that reported its timeout can stay listed, and SYNC would wait for it forever. */
+  private async killWhere(condition: string): Promise<void> {
+    const killer = this.options.killer;
+    if (!killer) return;
+    await killer.command({ query: `KILL QUERY WHERE Settings['log_comment'] ${condition} ASYNC` }).catch(() => undefined);
+  }
+
+  /**
+   * Runs a first statement on every reader: a chDB session's first query costs a few hundred
+   * milliseconds, which would otherwise land on some caller's time limit.
+   */
+  async warm(): Promise<void> {
+    for (const client of this.options.readers) {
+      const r = await client.query({ query: 'SELECT explain FROM (EXPLAIN AST SELECT 1)', format: 'JSONEachRow' });
+      await r.json();
+      const q = await client.query({ query: `SELECT 1 AS one${querySettings({ timeoutMs: 10_000, maxRows: 1, maxMemoryBytes: 0 })}`, format: 'JSONEachRow' });
+      await q.json();
+    }
+  }
+
+  /** Checks that a query can run without running it: ClickHouse analyses it (types included) for EXPLAIN. */
+  async check(query: PreparedQuery): Promise<void> {
+    const { database } = this.options;
+    const client = this.options.readers[0] as ClickHouseClient;
+    const generated = generateClickHouse(query.ast, { catalog: query.catalog, database, strictSourceColumns: true });
+    const params: Record<string, null> = {};
+    for (const name of generated.params) params[name] = null;
+    try {
+      const result = await client.query({ query: `EXPLAIN PLAN ${generated.sql}`, query_params: params, format: 'JSONEachRow' });
+      await result.json();
+    } catch (e) {
+      throw mapClickHouseError(e, 0);
+    }
+  }
+}
+
+const timeoutTypes = new Set(['TIMEOUT_EXCEEDED']);
+const memoryTypes = new Set(['MEMORY_LIMIT_EXCEEDED']);
+const refusedTypes = new Set(['ACCESS_DENIED', 'READONLY', 'UNKNOWN_TABLE', 'UNKNOWN_DATABASE', 'UNKNOWN_FUNCTION', 'FUNCTION_NOT_ALLOWED', 'SUPPORT_IS_DISABLED']);
+const internalTypes = new Set(['SYNTAX_ERROR', 'NETWORK_ERROR', 'SOCKET_TIMEOUT', 'UNKNOWN_SETTING', 'LOGICAL_ERROR']);
+
+/** ClickHouse errors → QuarryErrors whose messages carry no SQL text, table or database names. */
+export function mapClickHouseError(e: unknown, timeoutMs: number): QuarryError {
+  if (isQuarryError(e)) return e;
+  const type = (e as { type?: string }).type ?? '';
+  const raw = e instanceof Error ? e.message : String(e);
+  if (timeoutTypes.has(type)) return new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${timeoutMs} ms and was stopped`, { cause: e });
+  if (memoryTypes.has(type)) return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
+  if (refusedTypes.has(type)) return new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
+  if (type === 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO') {
+    return new QuarryError('INVALID_QUERY', `The query is not valid: ${raw.split(':')[0]}`, { cause: e });
+  }
+  if (type === '' || internalTypes.has(type)) return new QuarryError('INTERNAL', 'The query failed', { cause: e });
+  return new QuarryError('INVALID_QUERY', `The query is not valid: ${cleanMessage(raw)}`, { cause: e });
+}
+
+/** The first sentence of a ClickHouse message, without query text, internal aliases or table names. */
+function cleanMessage(raw: string): string {
+  let m = raw.split('\n')[0] ?? '';
+  m = m.split(/: In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
+  m = m
+    .replace(/`?__[a-z]\d+`?\.?/g, '')
+    .replace(/`?src_[0-9a-z]+`?/g, 'the source')
+    .replace(/CAST\(.*?AS Nullable\((\w+)\)\)/g, 'a $1 value')
+    .replace(/`[^`]*`\./g, '');
+  return m.trim().slice(0, 300) || 'ClickHouse could not run it';
+}

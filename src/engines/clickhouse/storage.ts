@@ -1,0 +1,223 @@
+/**
+ * ClickHouse storage: one MergeTree table per source.
+ *
+ * Layout (docs/SCALING.md says why): `id String, timestamp DateTime64(6, 'UTC'),
+ * event_message Nullable(String), fields JSON`. Every field other than the three base columns lives
+ * in the `JSON` column, which keeps each path it has seen as a column of its own (typed per part,
+ * so a path that carried an Int64 and later a String keeps both, and no event is lost or rewritten).
+ * The schema grows without any DDL; the catalogue (src/storage) records each field's merged type,
+ * and the generator reads paths cast to it.
+ *
+ * - `PARTITION BY toYYYYMMDD(timestamp)`: a time window skips whole days, and retention drops
+ *   whole partitions (a metadata operation); only the boundary day is trimmed with a lightweight
+ *   DELETE.
+ * - `ORDER BY timestamp`: the primary index prunes any window inside a day too, and newest-first
+ *   top-n reads stop early (`optimize_read_in_order`).
+ *
+ * Durability: an insert returns once its part is written; with `fsync_after_insert` and
+ * `fsync_part_directory` the part's files and directory are fsynced first, so a 200 means the
+ * rows survive a crash of the process and of the machine (single server). On a replicated cluster,
+ * `insert_quorum` (docs/SCALING.md) makes the insert wait for that many replicas as well.
+ *
+ * Retries: each table's insert carries an `insert_deduplication_token` of its own, and the tables
+ * keep a deduplication window, so an insert retried after an unclear failure (timeout, lost
+ * connection) stores its rows once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { conformObject } from '../../storage/conform.ts';
+import type { JsonObject, JsonValue, StoredEvent } from '../../storage/event.ts';
+import type { SchemaChange } from '../../storage/infer.ts';
+import type { FieldType, TableSchema } from '../../storage/schema.ts';
+import { baseColumns, withoutBase } from '../../storage/schema.ts';
+import type { StorageEngine, TableBatch } from '../storage-engine.ts';
+import { quoteIdent } from './client.ts';
+import type { ClickHouseCatalogRepository } from './storage-catalog.ts';
+
+/** Inserts retried after an unclear failure (same deduplication token each time). */
+const INSERT_ATTEMPTS = 3;
+
+/** Settings of every insert: JSON strings stay strings (no date or number guessing). */
+const insertSettings = {
+  input_format_try_infer_dates: 0,
+  input_format_try_infer_datetimes: 0,
+  input_format_json_try_infer_numbers_from_strings: 0,
+  input_format_json_infer_incomplete_types_as_strings: 1,
+  async_insert: 0,
+  date_time_input_format: 'basic',
+} as const;
+
+export interface ClickHouseStorageOptions {
+  client: ClickHouseClient;
+  database: string;
+  /** Where the schemas live (describeTable reads them back). */
+  catalog: ClickHouseCatalogRepository;
+}
+
+export class ClickHouseStorage implements StorageEngine {
+  private readonly client: ClickHouseClient;
+  private readonly db: string;
+  private readonly catalog: ClickHouseCatalogRepository;
+
+  constructor(options: ClickHouseStorageOptions) {
+    this.client = options.client;
+    this.db = quoteIdent(options.database);
+    this.catalog = options.catalog;
+  }
+
+  /** `db`.`table`. */
+  qualified(table: string): string {
+    return `${this.db}.${quoteIdent(table)}`;
+  }
+
+  async createSourceTable(table: string): Promise<void> {
+    await this.client.command({
+      query: `CREATE TABLE IF NOT EXISTS ${this.qualified(table)} (
+        id String,
+        timestamp DateTime64(6, 'UTC'),
+        event_message Nullable(String),
+        fields JSON
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMMDD(timestamp)
+      ORDER BY timestamp
+      SETTINGS non_replicated_deduplication_window = 10000, fsync_after_insert = 1, fsync_part_directory = 1`,
+    });
+  }
+
+  async dropSourceTable(table: string): Promise<void> {
+    await this.client.command({ query: `DROP TABLE IF EXISTS ${this.qualified(table)}` });
+  }
+
+  /**
+   * Nothing to do: the JSON column takes new paths and new types as they come, and stored parts
+   * are never rewritten. The catalogue entry written after this call is the schema's record.
+   */
+  async applySchemaChanges(_table: string, _before: TableSchema, _after: TableSchema, _changes: readonly SchemaChange[]): Promise<void> {}
+
+  async describeTable(table: string): Promise<TableSchema | undefined> {
+    const result = await this.client.query({
+      query: 'SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {table:String}',
+      query_params: { db: this.dbName(), table },
+      format: 'JSONEachRow',
+    });
+    const rows = (await result.json()) as { n: number | string }[];
+    if (Number(rows[0]?.n ?? 0) === 0) return undefined;
+    return (await this.catalog.schemaOf(table)) ?? { columns: { ...baseColumns } };
+  }
+
+  async append(batches: readonly TableBatch[]): Promise<void> {
+    for (const batch of batches) {
+      if (batch.events.length === 0) continue;
+      const rows = toRows(batch);
+      const token = deduplicationToken(batch.table, batch.events);
+      await this.insertWithRetry(batch.table, rows, token);
+    }
+  }
+
+  private async insertWithRetry(table: string, rows: JsonObject[], token: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.insert({
+          table: this.qualified(table),
+          values: rows,
+          format: 'JSONEachRow',
+          clickhouse_settings: { ...insertSettings, insert_deduplication_token: token },
+        });
+        return;
+      } catch (e) {
+        // A refusal by ClickHouse (it answered with an error code) will not change on retry.
+        if (attempt >= INSERT_ATTEMPTS || (e as { code?: string }).code !== undefined) throw e;
+      }
+    }
+  }
+
+  async deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
+    const t = this.qualified(table);
+    const cutoffSql = 'fromUnixTimestamp64Micro({cutoff:Int64}, \'UTC\')';
+    const params = { cutoff: cutoff.toString() };
+    const counted = await this.client.query({ query: `SELECT count() AS n FROM ${t} WHERE timestamp < ${cutoffSql}`, query_params: params, format: 'JSONEachRow' });
+    const n = Number(((await counted.json()) as { n: number | string }[])[0]?.n ?? 0);
+    if (n === 0) return 0;
+    // Whole days before the cutoff's day go as partitions; the cutoff's own day is trimmed.
+    const parts = await this.client.query({
+      query: `SELECT DISTINCT partition_id FROM system.parts WHERE database = {db:String} AND table = {table:String} AND active
+              AND toUInt32(partition_id) < toYYYYMMDD(${cutoffSql})`,
+      query_params: { db: this.dbName(), table, ...params },
+      format: 'JSONEachRow',
+    });
+    for (const { partition_id } of (await parts.json()) as { partition_id: string }[]) {
+      if (!/^\d{8}$/.test(partition_id)) continue;
+      await this.client.command({ query: `ALTER TABLE ${t} DROP PARTITION ID '${partition_id}'` });
+    }
+    await this.client.command({ query: `DELETE FROM ${t} WHERE timestamp < ${cutoffSql}`, query_params: params });
+    return n;
+  }
+
+  /** Rows per table, from the active parts' row counts (no scan). */
+  async countRows(tables: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (tables.length === 0) return counts;
+    const result = await this.client.query({
+      query: `SELECT name, total_rows AS n FROM system.tables WHERE database = {db:String} AND has({tables:Array(String)}, name)`,
+      query_params: { db: this.dbName(), tables: [...tables] },
+      format: 'JSONEachRow',
+    });
+    for (const { name, n } of (await result.json()) as { name: string; n: number | string | null }[]) counts.set(name, Number(n ?? 0));
+    return counts;
+  }
+
+  private dbName(): string {
+    return this.db.slice(1, -1).replaceAll('\\`', '`').replaceAll('\\\\', '\\');
+  }
+}
+
+/** The rows of one batch as JSONEachRow objects, fields shaped to the batch's schema. */
+function toRows(batch: TableBatch): JsonObject[] {
+  const fields = withoutBase(batch.schema.columns);
+  const rows: JsonObject[] = [];
+  const events = batch.events;
+  for (let i = 0; i < events.length; ) {
+    const event = events[i] as StoredEvent;
+    const raw = event.raw;
+    if (raw === undefined) {
+      rows.push(row(event, conformObject(event.fields, fields)));
+      i++;
+      continue;
+    }
+    const parsed = JSON.parse(raw.text) as JsonValue[];
+    for (let k = 0; k < raw.count; k++) {
+      const e = events[i + k] as StoredEvent;
+      const element = parsed[k];
+      const own = element !== null && typeof element === 'object' && !Array.isArray(element) ? element : {};
+      rows.push(row(e, conformObject(own, fields)));
+    }
+    i += raw.count;
+  }
+  return rows;
+}
+
+function row(event: StoredEvent, fields: JsonObject): JsonObject {
+  return { id: event.id, timestamp: timestampText(event.timestamp), event_message: event.event_message, fields };
+}
+
+/** Unix µs → `seconds.micros`, which DateTime64(6) reads exactly. */
+export function timestampText(micros: bigint): string {
+  let seconds = micros / 1_000_000n;
+  let frac = micros % 1_000_000n;
+  if (frac < 0n) {
+    frac += 1_000_000n;
+    seconds -= 1n;
+  }
+  return `${seconds}.${frac.toString().padStart(6, '0')}`;
+}
+
+/**
+ * One token per table per append: every attempt of that insert carries it, so a retry after an
+ * unclear failure is stored once, while the same events sent again in a later request are stored
+ * again (as on DuckDB).
+ */
+function deduplicationToken(table: string, events: readonly StoredEvent[]): string {
+  return `${table}:${events.length}:${randomUUID()}`;
+}
+
+export type { FieldType };
