@@ -5,16 +5,16 @@
  * returns (no restart), and a start-up on a full disk says so.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, openSync, closeSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { PRIVATE_TOKEN, PUBLIC_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { spawnChild } from '../support/process.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let mountPoint: string | undefined;
 let skipReason: string | undefined;
 
@@ -153,20 +153,7 @@ test('a full disk: 507, nothing unstored acknowledged, queries answer, ingest re
   // A start-up on a full disk says so.
   const filler = fill(mountPoint);
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        NODE_TEST_CONTEXT: undefined,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
-        LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
-      },
-    });
+    const child = spawnChild(dataDir);
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();

@@ -2,8 +2,9 @@
  * Runs the real service as a child process (`node --import tsx src/main.ts`), for tests that must
  * kill it the hard way.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './server.ts';
 
 export interface ServiceProcess {
@@ -15,24 +16,29 @@ export interface ServiceProcess {
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+/** Starts `node --import tsx src/main.ts` with the test tokens on a free port; the caller watches its output. */
+export function spawnChild(dataDir: string, env: Record<string, string> = {}): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // Without this the child believes it is a test file of this runner.
+      NODE_TEST_CONTEXT: undefined,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
+      LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
+      ...env,
+    },
+  });
+}
+
 export function spawnService(dataDir: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        // Without this the child believes it is a test file of this runner.
-        NODE_TEST_CONTEXT: undefined,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
-        LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
-        ...env,
-      },
-    });
+    const child = spawnChild(dataDir, env);
     let out = '';
     let err = '';
     const onExit = (code: number | null) => reject(new Error(`the service exited early (${code}): ${err}`));
