@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { CatalogRepository } from '../../storage/catalog.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
 import { quoteIdent } from './client.ts';
+import { CATALOG_TABLE, createCatalogTable } from './ddl.ts';
 
 interface Row {
   source_id: string;
@@ -24,22 +25,13 @@ export class ClickHouseCatalogRepository implements CatalogRepository {
 
   private constructor(client: ClickHouseClient, database: string) {
     this.client = client;
-    this.table = `${quoteIdent(database)}.${quoteIdent('_quarry_catalog')}`;
+    this.table = `${quoteIdent(database)}.${quoteIdent(CATALOG_TABLE)}`;
   }
 
-  static async open(client: ClickHouseClient, database: string): Promise<ClickHouseCatalogRepository> {
+  /** Opens the catalogue in `database`, creating its table (on every node of `cluster`) when missing. */
+  static async open(client: ClickHouseClient, database: string, cluster?: string): Promise<ClickHouseCatalogRepository> {
     const repo = new ClickHouseCatalogRepository(client, database);
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${repo.table} (
-        source_id String,
-        source_name String,
-        table_name String,
-        schema_json String,
-        deleted UInt8,
-        version UInt64
-      ) ENGINE = ReplacingMergeTree(version) ORDER BY source_id
-      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
-    });
+    await client.command({ query: createCatalogTable(cluster === undefined ? { database } : { database, cluster }) });
     return repo;
   }
 
