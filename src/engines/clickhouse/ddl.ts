@@ -8,8 +8,8 @@
  * `<table>_local` on every node (ON CLUSTER) and, under the source's own table name, a Distributed
  * table over them sharded by `cityHash64(id)`; the generated queries name the Distributed table, so
  * the printer is the same for both. Retention runs on the local tables ON CLUSTER. The schema
- * catalogue is one ReplicatedReplacingMergeTree on every node (same replication path on every shard:
- * it is small and every node reads all of it).
+ * catalogue is one ReplicatedMergeTree on every node (same replication path on every shard: it is
+ * small and every node reads all of it).
  */
 import { quoteIdent, quoteString } from './client.ts';
 
@@ -141,20 +141,19 @@ export function partitionsBefore(t: DdlTarget, table: string, cutoff: bigint): s
 
 export const CATALOG_TABLE = '_quarry_catalog';
 
-/** The schema catalogue's table: every source's schema, a version row per change. */
+/**
+ * The schema catalogue's table: a row per schema save, never collapsed (storage-catalog.ts folds a
+ * source's rows into its entry).
+ */
 export function createCatalogTable(t: DdlTarget): string {
   const columns = 'source_id String, source_name String, table_name String, schema_json String, deleted UInt8, version UInt64';
-  if (t.cluster === undefined) {
-    return (
-      `CREATE TABLE IF NOT EXISTS ${qualified(t, CATALOG_TABLE)} (${columns}) ` +
-      `ENGINE = ReplacingMergeTree(version) ORDER BY source_id SETTINGS ${DURABLE}`
-    );
-  }
+  const layout = `ORDER BY (source_id, version) SETTINGS ${DURABLE}`;
+  if (t.cluster === undefined) return `CREATE TABLE IF NOT EXISTS ${qualified(t, CATALOG_TABLE)} (${columns}) ENGINE = MergeTree ${layout}`;
   // One replication path for the whole cluster: every node holds the whole catalogue.
   const zkPath = quoteString(`/clickhouse/tables/all/${t.database}/${CATALOG_TABLE}`);
   return (
     `CREATE TABLE IF NOT EXISTS ${qualified(t, CATALOG_TABLE)}${onCluster(t)} (${columns}) ` +
-    `ENGINE = ReplicatedReplacingMergeTree(${zkPath}, '{shard}-{replica}', version) ORDER BY source_id SETTINGS ${DURABLE}`
+    `ENGINE = ReplicatedMergeTree(${zkPath}, '{shard}-{replica}') ${layout}`
   );
 }
 
