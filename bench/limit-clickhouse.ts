@@ -109,7 +109,7 @@ export async function runClickHouseLimit(
     const tableOf = async (source: string) => {
       const r = await rows(
         client,
-        `SELECT table_name FROM ${ident(database)}._quarry_catalog FINAL WHERE source_name = ${lit(source)} AND deleted = 0`,
+        `SELECT table_name FROM ${ident(database)}._quarry_catalog WHERE source_name = ${lit(source)} AND deleted = 0 ORDER BY version DESC LIMIT 1`,
       );
       const table = r[0]?.table_name;
       if (typeof table !== 'string') throw new Error(`the ClickHouse database has no source named ${source}`);
