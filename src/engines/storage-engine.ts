@@ -14,6 +14,11 @@ export interface TableBatch {
 }
 
 export interface StorageEngine {
+  /**
+   * True when the engine keeps fields beyond the typed budget in a catch-all column
+   * (src/storage/overflow.ts) and reads them back; otherwise every field is typed.
+   */
+  readonly keepsOverflow?: boolean;
   /** Creates the table with the base columns (id, timestamp, event_message); no-op if it exists. */
   createSourceTable(table: string): Promise<void>;
   /** Drops the table and everything in it; no-op if it does not exist. */
