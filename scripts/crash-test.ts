@@ -20,7 +20,7 @@
  *
  * Options: --rounds N (default 50) · --clients N (default 4) · --seed N · --keep · --quiet.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,8 +28,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Rng } from '../src/demo/random.ts';
+import { kill9, spawnChild } from '../test/support/process.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const TOKEN = 'crash-test-private-token-0123456789';
 const DATA_SOURCES = ['crash.edge', 'crash.auth', 'crash.storage', 'crash.functions'] as const;
 /** Rounds per read-back query (keeps each answer small). */
@@ -109,20 +109,7 @@ function roundPrefix(round: number): string {
 }
 
 async function startService(dataDir: string, env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      NODE_TEST_CONTEXT: undefined,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      LOGFLARE_PRIVATE_ACCESS_TOKEN: TOKEN,
-      ...env,
-    },
-  });
+  const child = spawnChild(dataDir, env, { private: TOKEN });
   let out = '';
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -146,14 +133,6 @@ async function startService(dataDir: string, env: Record<string, string>): Promi
         resolve({ child, url: m[1], stderr: () => `${err}\n${out}` });
       }
     });
-  });
-}
-
-function kill9(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGKILL');
   });
 }
 

@@ -15,6 +15,7 @@ import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import type { Engine } from './engines/engine.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
+import { withCatalogRefresh } from './endpoints/catalog-refresh.ts';
 import { fanOut } from './endpoints/observation.ts';
 import { createSqlBackend } from './endpoints/sql-backend.ts';
 import { buildApp } from './http/app.ts';
@@ -147,11 +148,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   retention.start();
 
+  const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query });
+  // With several nodes, what another node's ingest added to a shared catalogue is learnt before
+  // each query is prepared.
   const endpoints = await openEndpoints({
     repository: metadata.endpoints,
     seed: false,
     claimWarming: (key, holdMs) => metadata.claimWarming(key, holdMs),
-    backend: createSqlBackend({ catalog: tables.catalog, engine: engine.query }),
+    backend: config.databaseUrl === undefined ? backend : withCatalogRefresh(backend, (since) => tables.catalog.refresh(since)),
     queryTimeoutMs: config.queryTimeoutMs,
     maxConcurrentQueries: config.maxConcurrentQueries,
     maxQueuedQueries: config.maxQueuedQueries,
@@ -182,6 +186,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     return result;
   });
   for (const source of sources.list()) await tables.ensure(source);
+  // With several nodes, schema growth made elsewhere also reaches this node's catalogue within
+  // METADATA_POLL_MS (a query for a new field learns of it at once, see catalog-refresh.ts).
+  const catalogPoll =
+    config.databaseUrl === undefined
+      ? undefined
+      : setInterval(() => {
+          tables.catalog.refresh().catch((e: unknown) => logWarning(e));
+        }, config.metadataPollMs);
+  catalogPoll?.unref();
 
   const storageUsage = new StorageUsageProbe({
     dataDir: config.dataDir,
@@ -263,6 +276,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           clearInterval(sweep);
           clearTimeout(deadline);
         }
+        clearInterval(catalogPoll);
         endpoints.close();
         await retention.stop();
         await ingest.close();

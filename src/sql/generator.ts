@@ -3,10 +3,10 @@
  * printed here once; an engine subclasses `SqlPrinter` and overrides only what its dialect writes
  * differently (the way sqlglot's dialect generators and Kysely's query compilers do):
  *
- *   abstract, every dialect says:  param, castType, interval, index, inUnnest, unnestList, struct,
+ *   abstract, every dialect says:  param, castType, interval, index, inUnnest, unnestElements, struct,
  *                                  functions (a Record<FunctionName, …> translation table)
  *   overridable defaults:          quoteIdent, stringLiteral, numberLiteral, cast, fieldAccess,
- *                                  binary, extract, arrayLiteral, datePart, rowid
+ *                                  binary, extract, arrayLiteral, datePart, tableSource, rowid
  *   capabilities:                  what the dialect can do (late materialisation by row id)
  *
  * `generateSql` is the pipeline every engine runs: row cap → AST optimisations → semantic pass
@@ -134,12 +134,16 @@ export abstract class SqlPrinter {
   /** `x [NOT] IN UNNEST(array)`. */
   protected abstract inUnnest(x: string, array: string, negated: boolean): string;
   /**
-   * A list UNNEST in FROM: one row per element. Updates `state.sql` and returns how the element is
-   * referred to in the rest of the statement.
+   * The select-list expression that turns one row into one row per element of a list UNNEST
+   * (`unnest(list)`); with `factor.keepEmpty`, an empty or NULL list gives one NULL element.
    */
-  protected abstract unnestList(state: FromState, factor: Extract<RFactor, { kind: 'unnestList' }>, array: string): string;
+  protected abstract unnestElements(factor: Extract<RFactor, { kind: 'unnestList' }>, array: string): string;
   /** A record value built from named fields. */
   protected abstract struct(fields: readonly { name: string; sql: string }[]): string;
+  /** A stored table named in FROM; a dialect may qualify it (with its database, say). */
+  protected tableSource(table: string): string {
+    return this.quoteIdent(table);
+  }
   /** The engine's row identifier of a stored table (only with `capabilities.lateMaterialisation`). */
   protected rowid(alias: string): string {
     throw new QuarryError('INTERNAL', `row identifiers are not supported here (${alias})`);
@@ -216,9 +220,18 @@ export abstract class SqlPrinter {
   // Queries
 
   query(q: RQuery): string {
+    return `${this.withClause(q)}${this.setExpr(q.body)}${this.queryTail(q)}`;
+  }
+
+  /** `WITH a AS (...), b AS (...) ` (with its trailing space), or ''. */
+  protected withClause(q: RQuery): string {
     const ctes = q.with.map((c) => `${this.quoteIdent(c.name)} AS (${this.query(c.query)})`);
-    const body = this.setExpr(q.body);
-    let sql = ctes.length > 0 ? `WITH ${ctes.join(', ')} ${body}` : body;
+    return ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : '';
+  }
+
+  /** The query's ` ORDER BY ... LIMIT ... OFFSET ...`, or ''. */
+  protected queryTail(q: RQuery): string {
+    let sql = '';
     if (q.orderBy.length > 0) sql += ` ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(', ')}`;
     if (q.limit) sql += ` LIMIT ${this.expr(q.limit)}`;
     if (q.offset) sql += ` OFFSET ${this.expr(q.offset)}`;
@@ -304,7 +317,7 @@ export abstract class SqlPrinter {
     const r = f.range;
     switch (r.kind) {
       case 'table':
-        return this.quoteIdent(r.table);
+        return this.tableSource(r.table);
       case 'cte':
         return this.quoteIdent(r.cte);
       case 'derived':
@@ -312,6 +325,29 @@ export abstract class SqlPrinter {
       default:
         return assertNever(r);
     }
+  }
+
+  /**
+   * A list UNNEST in FROM: a select-list UNNEST in a derived table wrapping the left side (never a
+   * lateral join, which engines run far slower). Updates `state.sql` and returns how the element is
+   * referred to in the rest of the statement.
+   */
+  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
+    const elements = this.unnestElements(f, array);
+    const col = this.quoteIdent(this.fresh('u'));
+    if (state.relations.length === 0 && !state.sql) {
+      // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
+      const q = this.quoteIdent(this.fresh('t'));
+      state.relations.push(q);
+      state.sql = `(SELECT ${elements} AS ${col}) AS ${q}`;
+      return `${q}.${col}`;
+    }
+    if (state.relations.length === 1) {
+      const rel = state.relations[0]!;
+      state.sql = `(SELECT ${rel}.*, ${elements} AS ${col} FROM ${state.sql}) AS ${rel}`;
+      return `${rel}.${col}`;
+    }
+    throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
   }
 
   // -------------------------------------------------------------------------------------------
@@ -404,13 +440,17 @@ export abstract class SqlPrinter {
     return { sql: this.expr(node), type: node.type, node };
   }
 
+  /** How a list UNNEST's element is referred to (known once its FROM clause is printed). */
+  protected element(range: RangeVar): string {
+    const ref = this.#elements.get(range);
+    if (ref === undefined) throw new QuarryError('INTERNAL', 'an UNNEST element was referred to before its FROM clause');
+    return ref;
+  }
+
   private column(e: Extract<RExpr, { kind: 'column' }>): string {
     let sql: string;
-    if (e.from.kind === 'element') {
-      const ref = this.#elements.get(e.from);
-      if (ref === undefined) throw new QuarryError('INTERNAL', 'an UNNEST element was referred to before its FROM clause');
-      sql = ref;
-    } else {
+    if (e.from.kind === 'element') sql = this.element(e.from);
+    else {
       const storage = columnStorage(e);
       if (storage !== 'typed') return this.overflowColumn(e, storage);
       sql = this.typedColumn(e);

@@ -6,10 +6,16 @@
  * Entries are never mutated: a schema change replaces the entry, so a reader holding one keeps a
  * consistent view.
  */
-import type { Catalog, SourceTable } from './schema.ts';
+import { mergeSchema } from './infer.ts';
+import { type Catalog, type SourceTable, withoutBase } from './schema.ts';
 
 export interface CatalogRepository {
   loadAll(): Promise<SourceTable[]>;
+  /**
+   * A shared repository (several nodes write it) says here when anything changed, cheaply;
+   * a repository only this process writes has no `version`.
+   */
+  version?(): Promise<string>;
   /** Inserts or replaces the entry of `entry.id`. */
   save(entry: SourceTable): Promise<void>;
   remove(sourceId: string): Promise<void>;
@@ -19,6 +25,8 @@ export class SchemaCatalog implements Catalog {
   private readonly repository: CatalogRepository;
   private readonly byId = new Map<string, SourceTable>();
   private readonly byName = new Map<string, SourceTable>();
+  private seenVersion: string | undefined;
+  private checking: { started: number; done: Promise<boolean> } | undefined;
 
   private constructor(repository: CatalogRepository) {
     this.repository = repository;
@@ -54,6 +62,42 @@ export class SchemaCatalog implements Catalog {
     if (old === undefined) return;
     this.byId.delete(sourceId);
     if (this.byName.get(old.name) === old) this.byName.delete(old.name);
+  }
+
+  /**
+   * Learns what other nodes wrote to a shared repository: when its version moved, reloads and
+   * merges each entry into the one held (schemas only grow, so nothing held is lost). True when an
+   * entry changed here. `notBefore` (epoch ms): a check that started earlier does not count, so
+   * a caller sees every write that finished before it asked; concurrent callers share one check.
+   */
+  async refresh(notBefore = Date.now()): Promise<boolean> {
+    if (this.repository.version === undefined) return false;
+    for (let c = this.checking; c !== undefined; c = this.checking) {
+      if (c.started >= notBefore) return c.done;
+      await c.done.catch(() => undefined);
+    }
+    const started = Date.now();
+    const done = this.reload().finally(() => {
+      if (this.checking?.done === done) this.checking = undefined;
+    });
+    this.checking = { started, done };
+    return done;
+  }
+
+  private async reload(): Promise<boolean> {
+    const version = await this.repository.version?.();
+    if (version === this.seenVersion) return false;
+    const loaded = await this.repository.loadAll();
+    this.seenVersion = version;
+    let changed = false;
+    for (const entry of loaded) {
+      const held = this.byId.get(entry.id);
+      const next = held === undefined ? entry : { ...entry, schema: mergeSchema(held.schema, withoutBase(entry.schema.columns)).schema };
+      if (held !== undefined && held.name === next.name && held.table === next.table && JSON.stringify(held.schema) === JSON.stringify(next.schema)) continue;
+      this.remember(next);
+      changed = true;
+    }
+    return changed;
   }
 
   private remember(entry: SourceTable): void {

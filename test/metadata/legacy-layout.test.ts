@@ -12,8 +12,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
-import { type TestPostgres, startTestPostgres } from '../support/postgres.ts';
-import { type TestServer, startTestServer, tempDataDir } from '../support/server.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { startTestServer, type TestServer, tempDataDir } from '../support/server.ts';
 
 /** Quarry 0.1's metadata tables, exactly as 0.1 created them in quarry.duckdb. */
 const LEGACY_DDL = [

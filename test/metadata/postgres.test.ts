@@ -9,7 +9,7 @@ import pg from 'pg';
 import { newEndpoint } from '../../src/endpoints/model.ts';
 import { openPostgresMetadata } from '../../src/metadata/postgres/records.ts';
 import { type MetadataChanges, type MetadataStore, openMetadataStore } from '../../src/metadata/store.ts';
-import { type TestPostgres, startTestPostgres } from '../support/postgres.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 import { metadataStoreSuite } from './store-suite.ts';
 
 const NOW = '2026-11-21T10:00:00.000Z';

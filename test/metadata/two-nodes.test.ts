@@ -5,31 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { type TestServer, startTestServer } from '../support/server.ts';
-import { type TestPostgres, startTestPostgres } from '../support/postgres.ts';
+import { assertSeededOnce, eventually, jsonPost as json, POLL_MS, revocationReaches } from '../support/nodes.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
-/** METADATA_POLL_MS for these nodes; the documented bound is this plus one reload. */
-const POLL_MS = 500;
-/** Generous: the machine is shared and loaded; the measured delay is printed. */
-const BOUND_MS = 5000;
 /** METADATA_MAX_STALENESS_MS for these nodes. */
 const STALE_MS = 1500;
-
-async function eventually(what: string, check: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > BOUND_MS) throw new Error(`${what}: not within ${BOUND_MS} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const json = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
 
 describe('two nodes on one PostgreSQL', () => {
   let server: TestPostgres;
@@ -50,16 +31,7 @@ describe('two nodes on one PostgreSQL', () => {
   });
 
   it('starting together on an empty database makes one copy of the nine sources and the two endpoints', async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    const sources = await c.query('SELECT name FROM quarry_sources');
-    const endpoints = await c.query('SELECT name FROM quarry_endpoints ORDER BY name');
-    await c.end();
-    assert.equal(sources.rowCount, 9);
-    assert.deepEqual(
-      endpoints.rows.map((r) => r.name),
-      ['logs.all', 'usage.api-counts'],
-    );
+    await assertSeededOnce(url);
     for (const node of [a, b]) {
       const listed = (await (await node.fetch('/api/sources')).json()) as { id: string }[];
       assert.equal(listed.length, 9);
@@ -117,15 +89,7 @@ describe('two nodes on one PostgreSQL', () => {
   });
 
   it('a token revoked on A is refused by B', async () => {
-    const created = await a.fetch('/api/access-tokens', json({ scopes: ['query'], description: 'revoked soon' }));
-    const token = (await created.json()) as { id: string; token: string };
-    await eventually('token created on A accepted by B', async () => {
-      return (await b.fetch('/api/endpoints/query/logs.all?project=x', {}, token.token)).status === 200;
-    });
-    assert.equal((await a.fetch(`/api/access-tokens/${token.id}`, { method: 'DELETE' })).status, 204);
-    const revokedAfter = await eventually('revoked on A, refused by B', async () => {
-      return (await b.fetch('/api/endpoints/query/logs.all?project=x', {}, token.token)).status === 401;
-    });
+    const revokedAfter = await revocationReaches(a, b);
     console.log(`# revocation seen by B after ${revokedAfter} ms`);
   });
 

@@ -45,7 +45,11 @@ class ToyPrinter extends SqlPrinter {
   protected inUnnest(x: string, array: string, negated: boolean): string {
     return `${negated ? 'NOT ' : ''}has(${array}, ${x})`;
   }
-  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
+  protected unnestElements(_f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
+    return `arrayJoin(${array})`;
+  }
+  /** Not the base's derived table: this dialect has ARRAY JOIN. */
+  protected override unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
     const alias = this.quoteIdent(f.range.alias);
     state.sql += ` ${f.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${array} AS ${alias}`;
     return alias;

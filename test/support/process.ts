@@ -5,7 +5,7 @@
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './server.ts';
+import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './tokens.ts';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -16,8 +16,21 @@ export interface ServiceProcess {
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Starts `node --import tsx src/main.ts` with the test tokens on a free port; the caller watches its output. */
-export function spawnChild(dataDir: string, env: Record<string, string> = {}): ChildProcessByStdio<null, Readable, Readable> {
+/** The start-up tokens a child gets; a token left out is not set (the parent's environment's, if any, applies). */
+export interface ChildTokens {
+  private?: string;
+  public?: string;
+}
+
+/** Starts `node --import tsx src/main.ts` on a free port with `tokens` (default: the test tokens); the caller watches its output. */
+export function spawnChild(
+  dataDir: string,
+  env: Record<string, string> = {},
+  tokens: ChildTokens = { private: PRIVATE_TOKEN, public: PUBLIC_TOKEN },
+): ChildProcessByStdio<null, Readable, Readable> {
+  const tokenEnv: Record<string, string> = {};
+  if (tokens.private !== undefined) tokenEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN = tokens.private;
+  if (tokens.public !== undefined) tokenEnv.LOGFLARE_PUBLIC_ACCESS_TOKEN = tokens.public;
   return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,10 +42,18 @@ export function spawnChild(dataDir: string, env: Record<string, string> = {}): C
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
-      LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
-      LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
+      ...tokenEnv,
       ...env,
     },
+  });
+}
+
+/** SIGKILL, and wait for the process to be gone. */
+export function kill9(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGKILL');
   });
 }
 
@@ -54,12 +75,7 @@ export function spawnService(dataDir: string, env: Record<string, string> = {}):
         resolve({
           child,
           url: m[1],
-          kill9: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null || child.signalCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill('SIGKILL');
-            }),
+          kill9: () => kill9(child),
         });
       }
     });

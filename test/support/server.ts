@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Env, loadConfig } from '../../src/config.ts';
 import { type RunningServer, type StartOptions, startServer } from '../../src/server.ts';
+import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './tokens.ts';
 
-export const PRIVATE_TOKEN = 'test-private-token-0123456789';
-export const PUBLIC_TOKEN = 'test-public-token-0123456789';
+export { PRIVATE_TOKEN, PUBLIC_TOKEN };
 
 export interface TestServer {
   server: RunningServer;

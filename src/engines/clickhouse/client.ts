@@ -3,6 +3,7 @@
  * an in-process chDB connection (`CLICKHOUSE_URL=chdb:`). Start-up checks that the server answers
  * and that the user holds every right Quarry needs, and says which one is missing.
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 
@@ -113,7 +114,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
  */
 async function checkRights(client: ClickHouseClient, database: string): Promise<void> {
   const db = quoteIdent(database);
-  const probe = `${db}.${quoteIdent('_quarry_rights_probe')}`;
+  // A name of its own per start: nodes starting together on one database must not share a probe.
+  const probe = `${db}.${quoteIdent(`_quarry_rights_probe_${randomBytes(6).toString('hex')}`)}`;
   const steps: [string, string][] = [
     ['CREATE DATABASE', `CREATE DATABASE IF NOT EXISTS ${db}`],
     ['DROP TABLE', `DROP TABLE IF EXISTS ${probe}`],

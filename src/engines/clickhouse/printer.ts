@@ -21,7 +21,6 @@ import { QuarryError } from '../../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
 import {
   type Capabilities,
-  type FromState,
   type FunctionTable,
   type GeneratedQuery,
   type GenerateOptions,
@@ -29,7 +28,7 @@ import {
   type Printed,
   SqlPrinter,
 } from '../../sql/generator.ts';
-import type { RangeVar, RExpr, RFactor, RFrom, RQuery, RSetExpr } from '../../sql/resolved.ts';
+import type { RExpr, RFactor, RQuery, RSetExpr } from '../../sql/resolved.ts';
 import { assertNever, isScalar, type VType } from '../../sql/types.ts';
 import { quoteIdent, quoteString } from './client.ts';
 import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
@@ -93,8 +92,6 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
 export class ClickHousePrinter extends SqlPrinter {
   readonly capabilities: Capabilities = {};
   protected readonly functions: FunctionTable = clickHouseFunctions;
-  /** How each list UNNEST's element is referred to (set when its FROM clause is printed). */
-  readonly #elements = new Map<RangeVar, string>();
 
   constructor(private readonly database: string) {
     super();
@@ -215,26 +212,13 @@ export class ClickHousePrinter extends SqlPrinter {
     return `tuple(${fields.map((f) => f.sql).join(', ')})`;
   }
 
-  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, printed: string): string {
+  protected unnestElements(f: Extract<RFactor, { kind: 'unnestList' }>, printed: string): string {
     const array = arrayOf(printed, f.array.type);
-    const list = f.keepEmpty ? `if(empty(${array}), arrayResize(${array}, 1), ${array})` : array;
-    const col = this.quoteIdent(this.fresh('u'));
-    let ref: string;
-    if (state.relations.length === 0 && !state.sql) {
-      // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
-      const q = this.quoteIdent(this.fresh('t'));
-      state.relations.push(q);
-      state.sql = `(SELECT arrayJoin(${list}) AS ${col}) AS ${q}`;
-      ref = `${q}.${col}`;
-    } else if (state.relations.length === 1) {
-      const rel = state.relations[0]!;
-      state.sql = `(SELECT ${rel}.*, arrayJoin(${list}) AS ${col} FROM ${state.sql}) AS ${rel}`;
-      ref = `${rel}.${col}`;
-    } else {
-      throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
-    }
-    this.#elements.set(f.range, ref);
-    return ref;
+    return `arrayJoin(${f.keepEmpty ? `if(empty(${array}), arrayResize(${array}, 1), ${array})` : array})`;
+  }
+
+  protected override tableSource(table: string): string {
+    return `${this.quoteIdent(this.database)}.${this.quoteIdent(table)}`;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -245,13 +229,9 @@ export class ClickHousePrinter extends SqlPrinter {
     // ORDER BY / LIMIT after a set operation would bind to its last SELECT in ClickHouse: the set
     // operation becomes a derived table first.
     const alias = this.quoteIdent(this.fresh('s'));
-    const ctes = q.with.map((c) => `${this.quoteIdent(c.name)} AS (${this.query(c.query)})`);
+    const withClause = this.withClause(q);
     const columns = q.columns.map((c) => `${alias}.${this.quoteIdent(c.name)}`).join(', ');
-    let sql = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${columns} FROM (${this.setExpr(q.body)}) AS ${alias}`;
-    if (q.orderBy.length > 0) sql += ` ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(', ')}`;
-    if (q.limit) sql += ` LIMIT ${this.expr(q.limit)}`;
-    if (q.offset) sql += ` OFFSET ${this.expr(q.offset)}`;
-    return sql;
+    return `${withClause}SELECT ${columns} FROM (${this.setExpr(q.body)}) AS ${alias}${this.queryTail(q)}`;
   }
 
   protected override setExpr(body: RSetExpr): string {
@@ -259,47 +239,6 @@ export class ClickHousePrinter extends SqlPrinter {
     // Plain SELECTs as branches (a parenthesised first branch after WITH does not parse).
     const op = body.op.toUpperCase() + (body.all ? ' ALL' : ' DISTINCT');
     return `${this.setExpr(body.left)} ${op} ${this.setExpr(body.right)}`;
-  }
-
-  protected override from(from: RFrom): FromState {
-    const state: FromState = { sql: '', relations: [], filters: [] };
-    this.printFactor(state, from.first, 'cross', undefined, undefined);
-    for (const j of from.joins) this.printFactor(state, j.factor, j.type, j.on, j.using);
-    return state;
-  }
-
-  private printFactor(state: FromState, f: RFactor, type: string, on: RExpr | undefined, using: readonly string[] | undefined): void {
-    switch (f.kind) {
-      case 'unnestRecord':
-        break;
-      case 'unnestList':
-        this.unnestList(state, f, this.expr(f.array));
-        break;
-      case 'range': {
-        const alias = this.quoteIdent(f.range.alias);
-        const r = f.range;
-        const source =
-          r.kind === 'table'
-            ? `${this.quoteIdent(this.database)}.${this.quoteIdent(r.table)}`
-            : r.kind === 'cte'
-              ? this.quoteIdent(r.cte)
-              : `(${this.query(f.query!)})`;
-        const sql = `${source} AS ${alias}`;
-        state.relations.push(alias);
-        if (!state.sql) state.sql = sql;
-        else if (type === 'cross') state.sql += ` CROSS JOIN ${sql}`;
-        else {
-          const kw = ({ inner: 'JOIN', left: 'LEFT JOIN', right: 'RIGHT JOIN', full: 'FULL JOIN' } as Record<string, string>)[type];
-          if (using) state.sql += ` ${kw} ${sql} USING (${using.map((u) => this.quoteIdent(u)).join(', ')})`;
-          else state.sql += ` ${kw} ${sql} ON ${on ? this.expr(on) : 'TRUE'}`;
-          return;
-        }
-        break;
-      }
-      default:
-        assertNever(f);
-    }
-    if (on && f.kind !== 'range') state.filters.push(this.expr(on));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -334,11 +273,7 @@ export class ClickHousePrinter extends SqlPrinter {
 
   private printColumn(e: Extract<RExpr, { kind: 'column' }>): string {
     const from = e.from;
-    if (from.kind === 'element') {
-      const ref = this.#elements.get(from);
-      if (ref === undefined) throw new QuarryError('INTERNAL', 'an UNNEST element was referred to before its FROM clause');
-      return this.jsonPath(ref, e.fields, e.type);
-    }
+    if (from.kind === 'element') return this.jsonPath(this.element(from), e.fields, e.type);
     const alias = this.quoteIdent(from.alias);
     if (from.kind === 'table' && !BASE_COLUMNS.has(e.column!)) return this.jsonPath(`${alias}.${this.quoteIdent('fields')}`, [e.column!, ...e.fields], e.type);
     return this.jsonPath(`${alias}.${this.quoteIdent(e.column!)}`, e.fields, e.type);

@@ -7,14 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError, QuarryError } from '../../errors.ts';
-import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
-import { Lru } from '../../sql/lru.ts';
-import { walkQuery } from '../../sql/walk.ts';
-import type { Catalog, SourceTable } from '../../storage/schema.ts';
 import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
+import { TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
-import { type GeneratedQuery, generateClickHouse } from './printer.ts';
+import { generateClickHouse } from './printer.ts';
 import { checkTranslatedSql, querySettings } from './lockdown.ts';
 
 export interface ClickHouseQueryRunnerOptions {
@@ -32,54 +29,21 @@ export interface ClickHouseQueryRunnerOptions {
   verifyTranslation?: boolean;
 }
 
-interface Translation {
-  catalog: Catalog;
-  deps: [string, SourceTable | undefined][];
-  generated: GeneratedQuery;
-  tables: string[];
-  ctes: string[];
-}
-
-const translations = new WeakMap<Query, Lru<string, Translation>>();
-
-function translate(query: PreparedQuery, database: string, maxRows: number | undefined): Translation {
-  const { ast, catalog } = query;
-  const key = `${database}\u0000${maxRows ?? ''}`;
-  let perCap = translations.get(ast);
-  const known = perCap?.get(key);
-  if (known && known.catalog === catalog && known.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) return known;
-  const generated = generateClickHouse(ast, maxRows === undefined ? { catalog, database } : { catalog, database, maxRows });
-  const names = new Set<string>();
-  const tables = new Set<string>();
-  const ctes: string[] = [];
-  walkQuery(ast, {
-    query(q) {
-      for (const c of q.with) ctes.push(c.name);
-    },
-    table(t, cte) {
-      names.add(t.name);
-      const source = cte ? undefined : catalog.sourceByName(t.name);
-      if (source) tables.add(source.table);
-    },
-  });
-  const translation: Translation = { catalog, deps: [...names].map((n) => [n, catalog.sourceByName(n)]), generated, tables: [...tables], ctes };
-  if (!perCap) {
-    perCap = new Lru(8);
-    translations.set(ast, perCap);
-  }
-  perCap.set(key, translation);
-  return translation;
-}
-
 /** Time a server gets past max_execution_time to report the timeout itself before the client gives up. */
 const ABORT_GRACE_MS = 2000;
 
 export class ClickHouseQueryRunner implements QueryEngine {
   /** Queries running on each reader. */
   private readonly busy: number[];
+  /** Translations for this runner's database. */
+  private readonly translations: TranslationCache;
 
   constructor(private readonly options: ClickHouseQueryRunnerOptions) {
     this.busy = options.readers.map(() => 0);
+    const { database } = options;
+    this.translations = new TranslationCache((ast, catalog, maxRows) =>
+      generateClickHouse(ast, maxRows === undefined ? { catalog, database } : { catalog, database, maxRows }),
+    );
   }
 
   /** The least busy reader; it stays counted until `done` (a timed-out query until it has stopped). */
@@ -115,7 +79,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
   ): Promise<QueryResult> {
     const { database } = this.options;
     const client = reader.client;
-    const translation = translate(query, database, options.maxRows);
+    const translation = this.translations.get(query, options.maxRows);
     const generated = translation.generated;
     if (this.options.verifyTranslation !== false) {
       await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes });

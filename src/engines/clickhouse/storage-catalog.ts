@@ -1,13 +1,21 @@
 /**
  * The schema catalogue's repository in ClickHouse itself (table `_quarry_catalog`), so every
- * service node pointed at the same ClickHouse reads the same schemas. A ReplacingMergeTree keyed
- * by source id: each save is a new version row, a removal a version with `deleted = 1`; reads take
- * the latest version per source (`FINAL`).
+ * service node pointed at the same ClickHouse reads the same schemas.
+ *
+ * Every save appends a row with the whole schema as that node knew it; a removal appends a row
+ * with `deleted = 1`. A source's entry is the **union** of its rows since its last removal (in
+ * version order: the latest row's name and table, every row's fields merged by the conflict
+ * rule). Schemas only grow, so the union is the truth, and two nodes that grow the same source at
+ * once (each writing its own view, neither seeing the other's field yet) both keep their fields:
+ * no lost update, without a transaction ClickHouse does not have. Rows are never collapsed
+ * (`ORDER BY (source_id, version)`), and there are few: one per schema change.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { CatalogRepository } from '../../storage/catalog.ts';
+import { mergeSchema } from '../../storage/infer.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
+import { withoutBase } from '../../storage/schema.ts';
 import { quoteIdent } from './client.ts';
 
 interface Row {
@@ -15,6 +23,27 @@ interface Row {
   source_name: string;
   table_name: string;
   schema_json: string;
+  deleted: number;
+}
+
+/** The rows of each source, in version order, folded into its current entry. */
+function fold(rows: readonly Row[]): SourceTable[] {
+  const entries = new Map<string, SourceTable | undefined>();
+  for (const r of rows) {
+    if (Number(r.deleted) === 1) {
+      entries.set(r.source_id, undefined);
+      continue;
+    }
+    const schema = JSON.parse(r.schema_json) as TableSchema;
+    const before = entries.get(r.source_id);
+    entries.set(r.source_id, {
+      id: r.source_id,
+      name: r.source_name,
+      table: r.table_name,
+      schema: before === undefined ? schema : mergeSchema(before.schema, withoutBase(schema.columns)).schema,
+    });
+  }
+  return [...entries.values()].filter((e): e is SourceTable => e !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 export class ClickHouseCatalogRepository implements CatalogRepository {
@@ -37,49 +66,58 @@ export class ClickHouseCatalogRepository implements CatalogRepository {
         schema_json String,
         deleted UInt8,
         version UInt64
-      ) ENGINE = ReplacingMergeTree(version) ORDER BY source_id
+      ) ENGINE = MergeTree ORDER BY (source_id, version)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     });
     return repo;
   }
 
   async loadAll(): Promise<SourceTable[]> {
-    const rows = await this.latest('');
-    return rows.map((r) => ({ id: r.source_id, name: r.source_name, table: r.table_name, schema: JSON.parse(r.schema_json) as TableSchema }));
+    return fold(await this.rows(''));
   }
 
-  /** The schema last saved for a physical table. */
+  /** The schema of the source stored in a physical table. */
   async schemaOf(table: string): Promise<TableSchema | undefined> {
-    const rows = await this.latest(' WHERE table_name = {table:String}', { table });
-    const row = rows[0];
-    return row === undefined ? undefined : (JSON.parse(row.schema_json) as TableSchema);
+    const rows = await this.rows(` WHERE source_id IN (SELECT source_id FROM ${this.table} WHERE table_name = {table:String})`, { table });
+    return fold(rows).find((e) => e.table === table)?.schema;
+  }
+
+  /** Changes whenever any node saved or removed an entry (a cheap check before a reload). */
+  async version(): Promise<string> {
+    const result = await this.client.query({
+      query: `SELECT count() AS n, max(version) AS v FROM ${this.table}`,
+      format: 'JSONEachRow',
+    });
+    const row = ((await result.json()) as { n: string | number; v: string | number }[])[0];
+    return `${row?.n ?? 0}:${row?.v ?? 0}`;
   }
 
   async save(entry: SourceTable): Promise<void> {
-    await this.write({ source_id: entry.id, source_name: entry.name, table_name: entry.table, schema_json: JSON.stringify(entry.schema) }, 0);
+    await this.write({ source_id: entry.id, source_name: entry.name, table_name: entry.table, schema_json: JSON.stringify(entry.schema), deleted: 0 });
   }
 
   async remove(sourceId: string): Promise<void> {
-    await this.write({ source_id: sourceId, source_name: '', table_name: '', schema_json: '{}' }, 1);
+    await this.write({ source_id: sourceId, source_name: '', table_name: '', schema_json: '{}', deleted: 1 });
   }
 
-  private async latest(where: string, params: Record<string, string> = {}): Promise<Row[]> {
+  private async rows(where: string, params: Record<string, string> = {}): Promise<Row[]> {
     const result = await this.client.query({
-      query: `SELECT source_id, source_name, table_name, schema_json FROM ${this.table} FINAL${where ? `${where} AND` : ' WHERE'} deleted = 0 ORDER BY source_name`,
+      query: `SELECT source_id, source_name, table_name, schema_json, deleted FROM ${this.table}${where} ORDER BY source_id, version`,
       query_params: params,
       format: 'JSONEachRow',
     });
     return (await result.json()) as Row[];
   }
 
-  private async write(row: Row, deleted: number): Promise<void> {
-    // Versions grow with the clock (µs), and strictly within this process.
+  private async write(row: Row): Promise<void> {
+    // Versions grow with the clock (µs), and strictly within this process; two nodes writing in
+    // the same microsecond keep both rows (nothing is collapsed).
     let version = BigInt(Date.now()) * 1000n;
     if (version <= this.lastVersion) version = this.lastVersion + 1n;
     this.lastVersion = version;
     await this.client.insert({
       table: this.table,
-      values: [{ ...row, deleted, version: version.toString() }],
+      values: [{ ...row, version: version.toString() }],
       format: 'JSONEachRow',
       clickhouse_settings: { insert_deduplication_token: randomUUID(), async_insert: 0 },
     });

@@ -17,7 +17,6 @@ import { QuarryError } from '../../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
 import {
   type Capabilities,
-  type FromState,
   type FunctionTable,
   type GeneratedQuery,
   type GenerateOptions,
@@ -202,22 +201,8 @@ export class DuckDbPrinter extends SqlPrinter {
     return `CASE WHEN ${typed} IS NULL AND ${json} IS NULL THEN NULL ELSE ${this.struct(parts)} END`;
   }
 
-  protected unnestList(state: FromState, f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
-    const list = f.keepEmpty ? `CASE WHEN len(${array}) > 0 THEN ${array} ELSE [NULL] END` : array;
-    const col = this.quoteIdent(this.fresh('u'));
-    if (state.relations.length === 0 && !state.sql) {
-      // UNNEST first in FROM: a derived table of the elements (later list UNNESTs wrap it).
-      const q = this.quoteIdent(this.fresh('t'));
-      state.relations.push(q);
-      state.sql = `(SELECT unnest(${list}) AS ${col}) AS ${q}`;
-      return `${q}.${col}`;
-    }
-    if (state.relations.length === 1) {
-      const rel = state.relations[0]!;
-      state.sql = `(SELECT ${rel}.*, unnest(${list}) AS ${col} FROM ${state.sql}) AS ${rel}`;
-      return `${rel}.${col}`;
-    }
-    throw new QuarryError('QUERY_NOT_ALLOWED', 'UNNEST of an array after a join of several tables is not supported: unnest in a subquery first');
+  protected unnestElements(f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
+    return `unnest(${f.keepEmpty ? `CASE WHEN len(${array}) > 0 THEN ${array} ELSE [NULL] END` : array})`;
   }
 }
 

@@ -5,15 +5,13 @@
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
-import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
-import { walkQuery } from '../../sql/walk.ts';
-import type { Catalog, SourceTable } from '../../storage/schema.ts';
 import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
 import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
+import { TranslationCache } from '../translation-cache.ts';
 import { chunkEncoder } from './encode.ts';
-import { type GeneratedQuery, generateDuckDb } from './generator.ts';
+import { generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
 import { bindValues } from './params.ts';
 
@@ -30,59 +28,8 @@ export interface DuckDbQueryRunnerOptions {
   statementsPerConnection?: number;
 }
 
-/**
- * A query's translation, remembered per AST object and row cap. It is reused only while every
- * source name the query mentions still resolves to the very same catalogue entry (entries are
- * replaced, never changed, when a schema grows or a source goes), so a schema change always
- * regenerates.
- */
-interface Translation {
-  catalog: Catalog;
-  /** Every table name the query mentions, with what the catalogue said at generation time. */
-  deps: [string, SourceTable | undefined][];
-  generated: GeneratedQuery;
-  tables: string[];
-  ctes: string[];
-}
-
-/** Row caps are per endpoint: a handful per query at most; keep the map small regardless. */
-const translations = new WeakMap<Query, Lru<number | undefined, Translation>>();
-
-function translate(query: PreparedQuery, maxRows: number | undefined): Translation {
-  const { ast, catalog } = query;
-  let perCap = translations.get(ast);
-  const known = perCap?.get(maxRows);
-  if (known && known.catalog === catalog && known.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) {
-    return known;
-  }
-  const generated = generateDuckDb(ast, maxRows === undefined ? { catalog } : { catalog, maxRows });
-  const names = new Set<string>();
-  const tables = new Set<string>();
-  const ctes: string[] = [];
-  walkQuery(ast, {
-    query(q) {
-      for (const c of q.with) ctes.push(c.name);
-    },
-    table(t, cte) {
-      names.add(t.name);
-      const source = cte ? undefined : catalog.sourceByName(t.name);
-      if (source) tables.add(source.table);
-    },
-  });
-  const translation: Translation = {
-    catalog,
-    deps: [...names].map((n) => [n, catalog.sourceByName(n)]),
-    generated,
-    tables: [...tables],
-    ctes,
-  };
-  if (!perCap) {
-    perCap = new Lru(8);
-    translations.set(ast, perCap);
-  }
-  perCap.set(maxRows, translation);
-  return translation;
-}
+/** Every runner shares one cache: the translation depends only on the query, the catalogue and the row cap. */
+const translations = new TranslationCache((ast, catalog, maxRows) => generateDuckDb(ast, maxRows === undefined ? { catalog } : { catalog, maxRows }));
 
 /** Rows encoded between checks of the result's size. */
 const SIZE_CHECK_ROWS = 16;
@@ -96,7 +43,7 @@ export class DuckDbQueryRunner implements QueryEngine {
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
   async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
-    const translation = translate(query, options.maxRows);
+    const translation = translations.get(query, options.maxRows);
     const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;

@@ -84,6 +84,44 @@ function reasonOf(e: unknown): string {
   return typeof code === 'string' ? `the metadata store (PostgreSQL) is unreachable (${code})` : 'the metadata store (PostgreSQL) is unreachable';
 }
 
+/**
+ * One write as one statement. `mustMatch`: an update, delete or revoke that matches no row means
+ * another node removed the record (`missing`); an insert of a taken name or id fails with a
+ * unique violation (`name-taken`).
+ */
+function statementOf(w: MetadataWrite): { sql: string; values: unknown[]; mustMatch: boolean } {
+  const insert = (sql: string, values: unknown[]) => ({ sql, values, mustMatch: false });
+  const change = (sql: string, values: unknown[]) => ({ sql, values, mustMatch: true });
+  switch (w.kind) {
+    case 'source.insert': {
+      const s = w.source;
+      return insert('INSERT INTO quarry_sources VALUES ($1, $2, $3, $4, $5, $6)', [s.id, s.name, s.table, s.retention_days, s.created_at, s.updated_at]);
+    }
+    case 'source.update': {
+      const s = w.source;
+      return change('UPDATE quarry_sources SET name = $2, retention_days = $3, updated_at = $4 WHERE id = $1', [s.id, s.name, s.retention_days, s.updated_at]);
+    }
+    case 'source.delete':
+      return change('DELETE FROM quarry_sources WHERE id = $1', [w.id]);
+    case 'token.insert': {
+      const { token: t, hash } = w.token;
+      return insert('INSERT INTO quarry_tokens VALUES ($1, $2, $3, $4, $5, NULL)', [t.id, hash, t.description, t.scopes.join(' '), t.created_at]);
+    }
+    case 'token.revoke':
+      return change('UPDATE quarry_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [w.id]);
+    case 'endpoint.insert': {
+      const e = w.endpoint;
+      return insert('INSERT INTO quarry_endpoints VALUES ($1, $2, $3::jsonb, $4, $5)', [e.id, e.name, endpointDocument(e), e.created_at, e.updated_at]);
+    }
+    case 'endpoint.update': {
+      const e = w.endpoint;
+      return change('UPDATE quarry_endpoints SET name = $2, definition = $3::jsonb, updated_at = $4 WHERE id = $1', [e.id, e.name, endpointDocument(e), e.updated_at]);
+    }
+    case 'endpoint.delete':
+      return change('DELETE FROM quarry_endpoints WHERE id = $1', [w.id]);
+  }
+}
+
 async function migrate(pool: pg.Pool): Promise<void> {
   const c = await pool.connect();
   try {
@@ -233,9 +271,6 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
     }
   }
 
-  const changedRows = async (c: pg.PoolClient, sql: string, values: unknown[]): Promise<WriteOutcome> =>
-    ((await c.query(sql, values)).rowCount ?? 0) > 0 ? 'ok' : 'missing';
-
   return {
     kind: 'postgres',
     async load(): Promise<MetadataSnapshot> {
@@ -273,67 +308,10 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
       }
     },
     write(w: MetadataWrite): Promise<WriteOutcome> {
+      const { sql, values, mustMatch } = statementOf(w);
       return transaction(async (c) => {
-        switch (w.kind) {
-          case 'source.insert': {
-            const s = w.source;
-            await c.query('INSERT INTO quarry_sources VALUES ($1, $2, $3, $4, $5, $6)', [
-              s.id,
-              s.name,
-              s.table,
-              s.retention_days,
-              s.created_at,
-              s.updated_at,
-            ]);
-            return 'ok';
-          }
-          case 'source.update': {
-            const s = w.source;
-            return changedRows(c, 'UPDATE quarry_sources SET name = $2, retention_days = $3, updated_at = $4 WHERE id = $1', [
-              s.id,
-              s.name,
-              s.retention_days,
-              s.updated_at,
-            ]);
-          }
-          case 'source.delete':
-            return changedRows(c, 'DELETE FROM quarry_sources WHERE id = $1', [w.id]);
-          case 'token.insert': {
-            const t = w.token;
-            await c.query('INSERT INTO quarry_tokens VALUES ($1, $2, $3, $4, $5, NULL)', [
-              t.token.id,
-              t.hash,
-              t.token.description,
-              t.token.scopes.join(' '),
-              t.token.created_at,
-            ]);
-            return 'ok';
-          }
-          case 'token.revoke':
-            return changedRows(c, 'UPDATE quarry_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [w.id]);
-          case 'endpoint.insert': {
-            const e = w.endpoint;
-            await c.query('INSERT INTO quarry_endpoints VALUES ($1, $2, $3::jsonb, $4, $5)', [
-              e.id,
-              e.name,
-              endpointDocument(e),
-              e.created_at,
-              e.updated_at,
-            ]);
-            return 'ok';
-          }
-          case 'endpoint.update': {
-            const e = w.endpoint;
-            return changedRows(c, 'UPDATE quarry_endpoints SET name = $2, definition = $3::jsonb, updated_at = $4 WHERE id = $1', [
-              e.id,
-              e.name,
-              endpointDocument(e),
-              e.updated_at,
-            ]);
-          }
-          case 'endpoint.delete':
-            return changedRows(c, 'DELETE FROM quarry_endpoints WHERE id = $1', [w.id]);
-        }
+        const matched = (await c.query(sql, values)).rowCount ?? 0;
+        return mustMatch && matched === 0 ? 'missing' : 'ok';
       });
     },
     async exclusive(work) {
