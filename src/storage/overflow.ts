@@ -51,7 +51,12 @@ export function allColumns(schema: TableSchema): Fields {
  * (see the module comment). Without an overflow and with an unbounded budget this is `mergeSchema`.
  */
 export function growSchema(schema: TableSchema, observed: Fields, maxTypedFields: number): SchemaMerge {
-  if (schema.overflow === undefined && !Number.isFinite(maxTypedFields)) return mergeSchema(schema, observed);
+  if (schema.overflow === undefined) {
+    // The common case: no overflow yet, and what is new (usually nothing) fits the budget.
+    const merged = mergeSchema(schema, observed);
+    if (merged.changes.length === 0 || !Number.isFinite(maxTypedFields)) return merged;
+    if (overBudget(schemaLeafCount({ columns: schema.columns }), merged.changes, maxTypedFields).length === 0) return merged;
+  }
   const split = splitObserved(observed, schema.columns, schema.overflow);
   const toOverflow = split.overflow;
   // New top-level keys beyond what the budget could still take go straight to the overflow, so
