@@ -77,6 +77,8 @@ export interface ClickHouseConfig {
   password?: string;
   /** CLICKHOUSE_DATABASE (default `quarry`): every Quarry table lives in it. */
   database: string;
+  /** CLICKHOUSE_CLUSTER: a cluster of the servers' `remote_servers`; tables are created ON CLUSTER. */
+  cluster?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),
     schemaLimits: {
       maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
+      maxTypedFields: Math.max(0, positiveInt(env, 'INGEST_MAX_TYPED_FIELDS', defaultSchemaLimits.maxTypedFields)),
       maxDepth: Math.max(1, positiveInt(env, 'INGEST_MAX_DEPTH', defaultSchemaLimits.maxDepth)),
       maxKeyLength: Math.max(1, positiveInt(env, 'INGEST_MAX_KEY_LENGTH', defaultSchemaLimits.maxKeyLength)),
     },
@@ -217,6 +220,12 @@ function clickHouseConfig(env: Env): ClickHouseConfig {
   const password = optional(env, 'CLICKHOUSE_PASSWORD');
   if (user) config.user = user;
   if (password) config.password = password;
+  const cluster = optional(env, 'CLICKHOUSE_CLUSTER');
+  if (cluster !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(cluster)) throw new Error(`CLICKHOUSE_CLUSTER must be letters, digits, - and _ (at most 64), got "${cluster}"`);
+    if (url.startsWith('chdb:')) throw new Error('CLICKHOUSE_CLUSTER needs a ClickHouse server (CLICKHOUSE_URL=http://…): embedded chDB is one machine');
+    config.cluster = cluster;
+  }
   return config;
 }
 
