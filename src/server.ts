@@ -277,6 +277,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           clearTimeout(deadline);
         }
         clearInterval(catalogPoll);
+        // Other nodes' changes are not acted on any more (a reload's listener creates tables in the
+        // engine, which is closed below).
+        await metadata.stopWatching();
         endpoints.close();
         await retention.stop();
         await ingest.close();
