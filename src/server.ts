@@ -220,8 +220,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     sources: sourceAdmin,
     isReady: () => ready,
     async problems() {
-      const health = await metadata.health();
-      return health.ok ? [] : [health.reason];
+      const [health, engineProblem] = await Promise.all([metadata.health(), engine.problem?.()]);
+      return [...(health.ok ? [] : [health.reason]), ...(engineProblem === undefined ? [] : [engineProblem])];
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
