@@ -27,12 +27,13 @@ export interface QuarryService {
   stop(): Promise<void>;
 }
 
-export async function startQuarry(repoRoot: string, dataDir: string, log: (line: string) => void): Promise<QuarryService> {
+/** Starts `npm start` (via tsx) on `dataDir`; `env` adds settings such as the engine. */
+export async function startQuarry(repoRoot: string, dataDir: string, log: (line: string) => void, env: Record<string, string> = {}): Promise<QuarryService> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOGFLARE_PRIVATE_ACCESS_TOKEN: token },
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOGFLARE_PRIVATE_ACCESS_TOKEN: token },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

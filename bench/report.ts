@@ -19,10 +19,14 @@ export interface CaseResult {
   met: boolean | null;
 }
 
+export type BenchEngine = 'duckdb' | 'clickhouse';
+
 export interface BenchResult {
   date: string;
+  /** The engine the service ran on (absent in results from before the ClickHouse bench: DuckDB). */
+  engine?: BenchEngine;
   command: string;
-  machine: { cores: number; memoryGiB: number; cpu: string; os: string };
+  machine: { cores: number; memoryGiB: number; cpu: string; os: string; loadAverage?: number[] };
   versions: Record<string, string>;
   params: Record<string, number | string | boolean | string[]>;
   ingest: {
@@ -41,6 +45,8 @@ export interface BenchResult {
   peakRssBytes: number | null;
   summary: { geomeanOursOverBaseline: number | null; maxOursOverLimit: number | null };
   notes: string[];
+  /** ClickHouse run beside DuckDB: the DuckDB engine's ingest in the same run (its target). */
+  compareIngestEventsPerSecond?: number;
 }
 
 const fmt = (n: number | null | undefined, digits = 1) =>
@@ -60,8 +66,14 @@ export function markdownTable(result: BenchResult, cases: readonly BenchCase[]):
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   if (result.ingest !== null) {
     const i = result.ingest;
+    // DuckDB: issue 6's absolute target; ClickHouse: at least the DuckDB engine's, when measured beside it.
+    const duck = result.compareIngestEventsPerSecond;
+    const [target, met] =
+      result.engine === 'clickhouse'
+        ? [duck === undefined ? '≥ DuckDB engine' : `≥ ${fmt(duck, 0)} (DuckDB, same run)`, duck === undefined ? null : i.eventsPerSecond >= duck]
+        : ['≥ 50,000', i.eventsPerSecond >= 50_000];
     lines.push(
-      `| ingest over HTTP, durable (events/s) | ≥ 50,000 | ${fmt(i.eventsPerSecond, 0)} | – | – | ${fmt(result.baselineLoad?.eventsPerSecond, 0)} (COPY) | – | – | – | ${mark(i.eventsPerSecond >= 50_000)} |`,
+      `| ingest over HTTP, durable (events/s) | ${target} | ${fmt(i.eventsPerSecond, 0)} | – | – | ${fmt(result.baselineLoad?.eventsPerSecond, 0)} (COPY) | – | – | – | ${mark(met)} |`,
     );
     lines.push(
       `| ingest request latency (ms) | – | ${fmt(i.requestLatency.p50)} | ${fmt(i.requestLatency.p95)} | ${fmt(i.requestLatency.p99)} | – | – | – | – | |`,
@@ -114,11 +126,13 @@ export function runSection(result: BenchResult, cases: readonly BenchCase[]): st
   const v = Object.entries(result.versions)
     .map(([k, val]) => `${k} ${val}`)
     .join(', ');
+  const engine = result.engine === 'clickhouse' ? 'ClickHouse engine (embedded chDB), ' : '';
+  const load = m.loadAverage === undefined ? '' : `, load average ${m.loadAverage.join(' / ')} at the start`;
   const parts = [
-    `### ${Number(result.params.events).toLocaleString('en')} events — ${result.date}`,
+    `### ${engine}${Number(result.params.events).toLocaleString('en')} events — ${result.date}`,
     '',
     `Command: \`${result.command}\`  `,
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB memory, ${m.os}  `,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB memory, ${m.os}${load}  `,
     `Versions: ${v}  `,
     `Data: ${Number(result.params.events).toLocaleString('en')} events, all nine sources, projects ${(result.params.projects as string[]).join(', ')}, ${result.params.days} days with ${Number(result.params.burstFraction) * 100}% in the last hour; ingest with ${result.params.concurrency} concurrent requests of ${result.params.batch} events; ${result.params.runs} timed runs per query (baseline ${result.params.baselineRuns}).`,
     '',
@@ -128,12 +142,14 @@ export function runSection(result: BenchResult, cases: readonly BenchCase[]): st
   return parts.join('\n');
 }
 
-const BEGIN = (events: number) => `<!-- bench:${events}:begin -->`;
-const END = (events: number) => `<!-- bench:${events}:end -->`;
+const BEGIN = (key: string) => `<!-- bench:${key}:begin -->`;
+const END = (key: string) => `<!-- bench:${key}:end -->`;
 
-/** Replaces (or appends) this event count's generated section; hand-written text is kept. */
+/** Replaces (or appends) this engine's and event count's generated section; hand-written text is kept. */
 export function updatePerformanceDoc(file: string, result: BenchResult, cases: readonly BenchCase[]): void {
-  const events = Number(result.params.events);
+  const count = Number(result.params.events);
+  // DuckDB keeps the key of the sections written before the ClickHouse bench existed.
+  const events = result.engine === 'clickhouse' ? `clickhouse:${count}` : String(count);
   const section = `${BEGIN(events)}\n${runSection(result, cases)}\n${END(events)}`;
   let doc = existsSync(file)
     ? readFileSync(file, 'utf8')

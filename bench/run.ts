@@ -1,8 +1,10 @@
 /**
  * `npm run bench -- --events 1000000`: Quarry against Logflare's Postgres layout (baseline) and
- * hand-written DuckDB (limit) on the same generated data and the same questions.
+ * hand-written SQL on the engine's own tables (limit) on the same generated data and the same
+ * questions. `--engine duckdb` (default) runs the service on DuckDB, `--engine clickhouse` on
+ * embedded chDB (`CLICKHOUSE_URL=chdb:`), `--engine both` one after the other on the same data.
  *
- * Flags: --events N (default 1,000,000), --runs N (timed runs per query, default 20),
+ * Flags: --engine duckdb|clickhouse|both, --events N (default 1,000,000), --runs N (timed runs per query, default 20),
  * --baseline-runs N (default min(runs, 5)), --no-baseline (skip PostgreSQL), --json-only (the
  * result JSON on stdout, progress on stderr), --concurrency N and --batch N (ingest client),
  * --hit-requests N (cache-hit phase), --seed N, --results-dir DIR, --no-docs, --keep (keep the
@@ -24,9 +26,11 @@ import { runBaseline } from './baseline/queries.ts';
 import { startPostgres } from './baseline/server.ts';
 import type { CaseId, QueryContext } from './cases.ts';
 import { CASES } from './cases.ts';
+import type { LimitRun } from './limit.ts';
 import { runLimit } from './limit.ts';
+import { runClickHouseLimit } from './limit-clickhouse.ts';
 import { directoryBytes, QuarryClient, startQuarry } from './quarry.ts';
-import type { BenchResult, CaseResult } from './report.ts';
+import type { BenchEngine, BenchResult, CaseResult } from './report.ts';
 import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
 import type { Summary } from './stats.ts';
 import { geometricMean, summarise } from './stats.ts';
@@ -82,9 +86,175 @@ function versionOf(pkg: string): string {
   }
 }
 
+const ENGINES: Record<string, readonly BenchEngine[]> = { duckdb: ['duckdb'], clickhouse: ['clickhouse'], both: ['duckdb', 'clickhouse'] };
+
+/** The service's environment for an engine (chDB in DATA_DIR/clickhouse for ClickHouse). */
+function engineEnv(engine: BenchEngine): Record<string, string> {
+  return engine === 'clickhouse' ? { QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', CLICKHOUSE_DATABASE: 'quarry' } : { QUARRY_ENGINE: 'duckdb' };
+}
+
+/** What one engine's half of the run measured. */
+interface EngineRun {
+  ingest: BenchResult['ingest'];
+  ours: Partial<Record<CaseId, Summary>>;
+  oursRows: Partial<Record<CaseId, number>>;
+  oursErrors: Partial<Record<CaseId, string>>;
+  limit: LimitRun | undefined;
+  cacheHit: BenchResult['cacheHit'];
+  peakRssBytes: number | null;
+  notes: string[];
+}
+
+interface EngineRunOptions {
+  engine: BenchEngine;
+  workDir: string;
+  bodies: string;
+  q: QueryContext;
+  runs: number;
+  concurrency: number;
+  hitRequests: number;
+  log: (line: string) => void;
+}
+
+/** Quarry on one engine: ingest over HTTP, the questions over HTTP, stop, disk, then the limit. */
+async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
+  const { engine, log, q } = o;
+  const out: EngineRun = { ingest: null, ours: {}, oursRows: {}, oursErrors: {}, limit: undefined, cacheHit: null, peakRssBytes: null, notes: [] };
+  const caseIds = CASES.map((c) => c.id);
+  const dataDir = path.join(o.workDir, `quarry-data-${engine}`);
+  const name = engine === 'duckdb' ? 'DuckDB' : 'ClickHouse (chDB)';
+  log(`Quarry on ${name}: starting the service ...`);
+  const service = await startQuarry(repoRoot, dataDir, log, engineEnv(engine));
+  let ingested = false;
+  try {
+    let shown = 0;
+    const ing = await ingestRequests(readBodies(o.bodies), {
+      baseUrl: service.url,
+      token: service.token,
+      concurrency: o.concurrency,
+      onProgress: (p) => {
+        if (p.elapsedMs - shown < 5_000) return;
+        shown = p.elapsedMs;
+        log(`  ingested ${p.events.toLocaleString('en')} events (${Math.round(p.events / (p.elapsedMs / 1000)).toLocaleString('en')}/s)`);
+      },
+    });
+    ingested = true;
+    const eps = Math.round(ing.events / (ing.elapsedMs / 1000));
+    log(`  ingest: ${ing.events.toLocaleString('en')} events in ${(ing.elapsedMs / 1000).toFixed(1)} s = ${eps.toLocaleString('en')} events/s`);
+    out.ingest = {
+      events: ing.events,
+      elapsedMs: Math.round(ing.elapsedMs),
+      eventsPerSecond: eps,
+      requests: ing.requests,
+      requestLatency: summarise(ing.latenciesMs),
+      retries: ing.retries,
+      bytesOnDisk: 0,
+      bytesPerEvent: 0,
+    };
+    const client = new QuarryClient(service);
+    try {
+      log(`Quarry on ${name}: ${o.runs} runs per question ...`);
+      const run = await client.runCases(caseIds, q, o.runs, log);
+      Object.assign(out.ours, run.results);
+      Object.assign(out.oursRows, run.rows);
+      Object.assign(out.oursErrors, run.errors);
+      try {
+        log(`Quarry on ${name}: usage.api-counts cache hits at concurrency 32 (${o.hitRequests} requests) ...`);
+        out.cacheHit = await client.cacheHits(q, 32, o.hitRequests);
+        log(`  ${out.cacheHit.requestsPerSecond.toLocaleString('en')} req/s, p50 ${out.cacheHit.latency.p50} ms, p99 ${out.cacheHit.latency.p99} ms, ${Math.round(out.cacheHit.hitShare * 100)}% X-Cache: HIT`);
+      } catch (e) {
+        out.notes.push(`Cache-hit phase not measured: ${(e as Error).message}`);
+        log(`  cache hits not measured: ${(e as Error).message}`);
+      }
+    } finally {
+      client.close();
+    }
+  } catch (e) {
+    out.notes.push(`Quarry half stopped early: ${(e as Error).message}`);
+    log(`  Quarry half stopped early: ${(e as Error).message}`);
+  } finally {
+    out.peakRssBytes = Number.isFinite(service.peakRss()) ? service.peakRss() : null;
+    await service.stop();
+  }
+  if (out.ingest !== null) {
+    out.ingest.bytesOnDisk = directoryBytes(dataDir);
+    out.ingest.bytesPerEvent = Math.round(out.ingest.bytesOnDisk / Math.max(1, out.ingest.events));
+    log(`  on disk after a clean stop: ${(out.ingest.bytesOnDisk / 2 ** 20).toFixed(1)} MiB = ${out.ingest.bytesPerEvent} bytes/event`);
+  }
+  if (!ingested) return out;
+  try {
+    if (engine === 'duckdb') {
+      log('Limit: hand-written DuckDB on the same tables, in-process ...');
+      out.limit = await runLimit(path.join(dataDir, 'quarry.duckdb'), caseIds, q, o.runs, log);
+    } else {
+      log('Limit: hand-written ClickHouse SQL on the same chDB tables, in-process ...');
+      const limit = await runClickHouseLimit(path.join(dataDir, 'clickhouse'), 'quarry', caseIds, q, o.runs, log);
+      out.limit = limit;
+      if (out.ingest !== null) {
+        out.notes.push(
+          `Bytes on disk count the whole DATA_DIR (chDB's own files and the metadata store included); the event tables' active parts alone: ${Math.round(limit.partBytes / Math.max(1, out.ingest.events))} bytes/event.`,
+        );
+      }
+    }
+  } catch (e) {
+    out.notes.push(`Limit not measured: ${(e as Error).message}`);
+    log(`  limit not measured: ${(e as Error).message}`);
+  }
+  return out;
+}
+
+/** One engine's result: its measurements beside the shared baseline, with ratios and checks. */
+function engineResult(base: BenchResult, engine: BenchEngine, run: EngineRun, baseline: Awaited<ReturnType<typeof runBaseline>> | undefined): BenchResult {
+  const events = Number(base.params.events);
+  const notes = [...base.notes, ...run.notes];
+  const result: BenchResult = {
+    ...base,
+    engine,
+    versions: { ...base.versions, ...(engine === 'clickhouse' ? { chdb: versionOf('chdb'), '@clickhouse/client': versionOf('@clickhouse/client') } : {}) },
+    ingest: run.ingest,
+    cacheHit: run.cacheHit,
+    peakRssBytes: run.peakRssBytes,
+    queries: {},
+    summary: { geomeanOursOverBaseline: null, maxOursOverLimit: null },
+    notes,
+  };
+  const overBaseline: number[] = [];
+  let maxOverLimit: number | null = null;
+  for (const c of CASES) {
+    const o = run.ours[c.id] ?? null;
+    const b = baseline?.results[c.id] ?? null;
+    const l = run.limit?.results[c.id] ?? null;
+    const target = scaleTarget(c.target, events);
+    const r: CaseResult = {
+      label: c.label,
+      ours: o,
+      baseline: b,
+      limit: l,
+      rows: { ours: run.oursRows[c.id], baseline: baseline?.rows[c.id], limit: run.limit?.rows[c.id] },
+      oursOverBaseline: o !== null && b !== null ? o.p50 / b.p50 : null,
+      oursOverLimit: o !== null && l !== null ? o.p50 / l.p50 : null,
+      met: o === null || target === undefined ? null : o.p50 <= target,
+    };
+    if (c.target !== undefined) r.target = c.target;
+    const err = run.oursErrors[c.id];
+    if (err !== undefined) r.error = err;
+    if (r.oursOverBaseline !== null) overBaseline.push(r.oursOverBaseline);
+    if (r.oursOverLimit !== null) maxOverLimit = Math.max(maxOverLimit ?? 0, r.oursOverLimit);
+    const { ours: ro, limit: rl, baseline: rb } = r.rows;
+    if (!c.id.startsWith('usage_') && ro !== undefined && rl !== undefined && ro !== rl) {
+      notes.push(`${c.id}: Quarry returned ${ro} rows, the limit query ${rl}${rb === undefined ? '' : `, the baseline ${rb}`}.`);
+    }
+    result.queries[c.id] = r;
+  }
+  result.summary.geomeanOursOverBaseline = overBaseline.length > 0 ? geometricMean(overBaseline) : null;
+  result.summary.maxOursOverLimit = maxOverLimit;
+  return result;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      engine: { type: 'string' },
       events: { type: 'string' },
       runs: { type: 'string' },
       'baseline-runs': { type: 'string' },
@@ -99,6 +269,8 @@ async function main(): Promise<void> {
       keep: { type: 'boolean' },
     },
   });
+  const engines = ENGINES[values.engine ?? 'duckdb'];
+  if (engines === undefined) throw new Error(`--engine must be duckdb, clickhouse or both, got "${values.engine}"`);
   const events = count(values.events, 'events', 1_000_000);
   const runs = count(values.runs, 'runs', 20);
   const baselineRuns = count(values['baseline-runs'], 'baseline-runs', Math.min(runs, 5));
@@ -124,16 +296,17 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-'));
   // The baseline's PostgreSQL runs as the `postgres` user and must be able to reach its directory.
   chmodSync(workDir, 0o755);
-  const notes: string[] = [];
   const caseIds = CASES.map((c) => c.id);
-  const result: BenchResult = {
+  const base: BenchResult = {
     date: new Date(now).toISOString(),
+    engine: 'duckdb',
     command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
     machine: {
       cores: os.cpus().length,
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       cpu: os.cpus()[0]?.model ?? 'unknown',
       os: `${os.type()} ${os.release()}`,
+      loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
     },
     versions: { node: process.version, '@duckdb/node-api': versionOf('@duckdb/node-api'), fastify: versionOf('fastify') },
     params: { events, runs, baselineRuns, concurrency, batch, seed, days: 8, burstFraction: 0.1, projects: PROJECTS, hitRequests, baseline: withBaseline },
@@ -143,12 +316,9 @@ async function main(): Promise<void> {
     cacheHit: null,
     peakRssBytes: null,
     summary: { geomeanOursOverBaseline: null, maxOursOverLimit: null },
-    notes,
+    notes: [],
   };
-  const ours: Partial<Record<CaseId, Summary>> = {};
-  const oursRows: Partial<Record<CaseId, number>> = {};
-  const oursErrors: Partial<Record<CaseId, string>> = {};
-  let limit: Awaited<ReturnType<typeof runLimit>> | undefined;
+  const measured = new Map<BenchEngine, EngineRun>();
   let baseline: Awaited<ReturnType<typeof runBaseline>> | undefined;
 
   try {
@@ -159,92 +329,25 @@ async function main(): Promise<void> {
     q.lookupId = written.lookupId;
     log(`  ${written.requests.toLocaleString('en')} request bodies ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    // Quarry: ingest over HTTP, query over HTTP, then stop it and measure the disk.
-    const dataDir = path.join(workDir, 'quarry-data');
-    log('Quarry: starting the service ...');
-    const service = await startQuarry(repoRoot, dataDir, log);
-    let ingested = false;
-    try {
-      let shown = 0;
-      const ing = await ingestRequests(readBodies(bodies), {
-        baseUrl: service.url,
-        token: service.token,
-        concurrency,
-        onProgress: (p) => {
-          if (p.elapsedMs - shown < 5_000) return;
-          shown = p.elapsedMs;
-          log(`  ingested ${p.events.toLocaleString('en')} events (${Math.round(p.events / (p.elapsedMs / 1000)).toLocaleString('en')}/s)`);
-        },
-      });
-      ingested = true;
-      const eps = Math.round(ing.events / (ing.elapsedMs / 1000));
-      log(`  ingest: ${ing.events.toLocaleString('en')} events in ${(ing.elapsedMs / 1000).toFixed(1)} s = ${eps.toLocaleString('en')} events/s`);
-      result.ingest = {
-        events: ing.events,
-        elapsedMs: Math.round(ing.elapsedMs),
-        eventsPerSecond: eps,
-        requests: ing.requests,
-        requestLatency: summarise(ing.latenciesMs),
-        retries: ing.retries,
-        bytesOnDisk: 0,
-        bytesPerEvent: 0,
-      };
-      const client = new QuarryClient(service);
-      try {
-        log(`Quarry: ${runs} runs per question ...`);
-        const run = await client.runCases(caseIds, q, runs, log);
-        Object.assign(ours, run.results);
-        Object.assign(oursRows, run.rows);
-        Object.assign(oursErrors, run.errors);
-        try {
-          log(`Quarry: usage.api-counts cache hits at concurrency 32 (${hitRequests} requests) ...`);
-          result.cacheHit = await client.cacheHits(q, 32, hitRequests);
-          log(`  ${result.cacheHit.requestsPerSecond.toLocaleString('en')} req/s, p50 ${result.cacheHit.latency.p50} ms, p99 ${result.cacheHit.latency.p99} ms, ${Math.round(result.cacheHit.hitShare * 100)}% X-Cache: HIT`);
-        } catch (e) {
-          notes.push(`Cache-hit phase not measured: ${(e as Error).message}`);
-          log(`  cache hits not measured: ${(e as Error).message}`);
-        }
-      } finally {
-        client.close();
-      }
-    } catch (e) {
-      notes.push(`Quarry half stopped early: ${(e as Error).message}`);
-      log(`  Quarry half stopped early: ${(e as Error).message}`);
-    } finally {
-      result.peakRssBytes = Number.isFinite(service.peakRss()) ? service.peakRss() : null;
-      await service.stop();
-    }
-    if (result.ingest !== null) {
-      result.ingest.bytesOnDisk = directoryBytes(dataDir);
-      result.ingest.bytesPerEvent = Math.round(result.ingest.bytesOnDisk / Math.max(1, result.ingest.events));
-      log(`  on disk after a clean stop: ${(result.ingest.bytesOnDisk / 2 ** 20).toFixed(1)} MiB = ${result.ingest.bytesPerEvent} bytes/event`);
-    }
-
-    if (ingested) {
-      log('Limit: hand-written DuckDB on the same tables, in-process ...');
-      try {
-        limit = await runLimit(path.join(dataDir, 'quarry.duckdb'), caseIds, q, runs, log);
-      } catch (e) {
-        notes.push(`Limit not measured: ${(e as Error).message}`);
-        log(`  limit not measured: ${(e as Error).message}`);
-      }
+    for (const engine of engines) {
+      measured.set(engine, await measureEngine({ engine, workDir, bodies, q, runs, concurrency, hitRequests, log }));
     }
 
     if (withBaseline) {
       log('Baseline: PostgreSQL in Logflare\'s layout ...');
       const pg = await startPostgres(path.join(workDir, 'pg'), log);
-      result.versions.postgres = pg.version;
-      result.versions.pg = versionOf('pg');
+      base.versions.postgres = pg.version;
+      base.versions.pg = versionOf('pg');
       try {
         const load = await loadBaseline(pg, gen, log);
-        result.baselineLoad = {
+        base.baselineLoad = {
           events: load.events,
           eventsPerSecond: Math.round(load.events / (load.loadMs / 1000)),
           bytes: load.bytes,
           bytesPerEvent: Math.round(load.bytes / Math.max(1, load.events)),
           indexMs: Math.round(load.indexMs),
         };
-        log(`  loaded ${load.events.toLocaleString('en')} events with COPY in ${(load.loadMs / 1000).toFixed(1)} s, indexes ${(load.indexMs / 1000).toFixed(1)} s, ${result.baselineLoad.bytesPerEvent} bytes/event`);
+        log(`  loaded ${load.events.toLocaleString('en')} events with COPY in ${(load.loadMs / 1000).toFixed(1)} s, indexes ${(load.indexMs / 1000).toFixed(1)} s, ${base.baselineLoad.bytesPerEvent} bytes/event`);
         const client = await pgClient(pg);
         try {
           baseline = await runBaseline(client, caseIds, q, baselineRuns, log);
@@ -260,54 +363,28 @@ async function main(): Promise<void> {
     else rmSync(workDir, { recursive: true, force: true });
   }
 
-  // Ratios, targets, sanity checks.
-  const overBaseline: number[] = [];
-  let maxOverLimit: number | null = null;
-  for (const c of CASES) {
-    const o = ours[c.id] ?? null;
-    const b = baseline?.results[c.id] ?? null;
-    const l = limit?.results[c.id] ?? null;
-    const target = scaleTarget(c.target, events);
-    const r: CaseResult = {
-      label: c.label,
-      ours: o,
-      baseline: b,
-      limit: l,
-      rows: { ours: oursRows[c.id], baseline: baseline?.rows[c.id], limit: limit?.rows[c.id] },
-      oursOverBaseline: o !== null && b !== null ? o.p50 / b.p50 : null,
-      oursOverLimit: o !== null && l !== null ? o.p50 / l.p50 : null,
-      met: o === null || target === undefined ? null : o.p50 <= target,
-    };
-    if (c.target !== undefined) r.target = c.target;
-    const err = oursErrors[c.id];
-    if (err !== undefined) r.error = err;
-    if (r.oursOverBaseline !== null) overBaseline.push(r.oursOverBaseline);
-    if (r.oursOverLimit !== null) maxOverLimit = Math.max(maxOverLimit ?? 0, r.oursOverLimit);
-    const { ours: ro, limit: rl, baseline: rb } = r.rows;
-    if (!c.id.startsWith('usage_') && ro !== undefined && rl !== undefined && ro !== rl) {
-      notes.push(`${c.id}: Quarry returned ${ro} rows, the limit query ${rl}${rb === undefined ? '' : `, the baseline ${rb}`}.`);
-    }
-    result.queries[c.id] = r;
-  }
-  result.summary.geomeanOursOverBaseline = overBaseline.length > 0 ? geometricMean(overBaseline) : null;
-  result.summary.maxOursOverLimit = maxOverLimit;
-
+  const results = [...measured].map(([engine, run]) => engineResult(base, engine, run, baseline));
+  const duck = results.find((r) => r.engine === 'duckdb');
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${result.date.slice(0, 10)}-${events}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  if (jsonOnly) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } else {
-    log('');
-    log(markdownTable(result, CASES));
-    if (notes.length > 0) log(`\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}`);
-    log(`\nResults written to ${path.relative(process.cwd(), file)}`);
+  for (const result of results) {
+    if (result.engine === 'clickhouse' && duck?.ingest) result.compareIngestEventsPerSecond = duck.ingest.eventsPerSecond;
+    const file = path.join(resultsDir, `${result.date.slice(0, 10)}-${events}${result.engine === 'duckdb' ? '' : `-${result.engine}`}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    if (!jsonOnly) {
+      log('');
+      log(`${result.engine === 'duckdb' ? 'DuckDB' : 'ClickHouse (chDB)'}:`);
+      log(markdownTable(result, CASES));
+      if (result.notes.length > 0) log(`\nNotes:\n${result.notes.map((n) => `- ${n}`).join('\n')}`);
+      log(`\nResults written to ${path.relative(process.cwd(), file)}`);
+    }
+    if (values['no-docs'] !== true && !jsonOnly) {
+      const doc = path.join(repoRoot, 'docs', 'PERFORMANCE.md');
+      updatePerformanceDoc(doc, result, CASES);
+      log(`Table written to ${path.relative(process.cwd(), doc)}`);
+    }
   }
-  if (values['no-docs'] !== true && !jsonOnly) {
-    const doc = path.join(repoRoot, 'docs', 'PERFORMANCE.md');
-    updatePerformanceDoc(doc, result, CASES);
-    log(`Table written to ${path.relative(process.cwd(), doc)}`);
-  }
+  // One engine: its result object; several: an array of them.
+  if (jsonOnly) process.stdout.write(`${JSON.stringify(results.length === 1 ? results[0] : results)}\n`);
 }
 
 main().catch((e: unknown) => {

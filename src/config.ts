@@ -77,6 +77,8 @@ export interface ClickHouseConfig {
   password?: string;
   /** CLICKHOUSE_DATABASE (default `quarry`): every Quarry table lives in it. */
   database: string;
+  /** CLICKHOUSE_CLUSTER: a cluster of the servers' `remote_servers`; tables are created ON CLUSTER. */
+  cluster?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -217,6 +219,12 @@ function clickHouseConfig(env: Env): ClickHouseConfig {
   const password = optional(env, 'CLICKHOUSE_PASSWORD');
   if (user) config.user = user;
   if (password) config.password = password;
+  const cluster = optional(env, 'CLICKHOUSE_CLUSTER');
+  if (cluster !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(cluster)) throw new Error(`CLICKHOUSE_CLUSTER must be letters, digits, - and _ (at most 64), got "${cluster}"`);
+    if (url.startsWith('chdb:')) throw new Error('CLICKHOUSE_CLUSTER needs a ClickHouse server (CLICKHOUSE_URL=http://…): embedded chDB is one machine');
+    config.cluster = cluster;
+  }
   return config;
 }
 

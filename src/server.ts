@@ -84,6 +84,7 @@ async function openEngine(config: Config, metadata: MetadataStore): Promise<Engi
       ...(ch.user ? { user: ch.user } : {}),
       ...(ch.password ? { password: ch.password } : {}),
       ...(memory > 0 ? { maxMemoryBytes: memory } : {}),
+      ...(ch.cluster ? { cluster: ch.cluster } : {}),
     });
   }
   return openDuckDbEngine({

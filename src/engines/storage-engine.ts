@@ -14,8 +14,12 @@ export interface TableBatch {
 }
 
 export interface StorageEngine {
-  /** Creates the table with the base columns (id, timestamp, event_message); no-op if it exists. */
-  createSourceTable(table: string): Promise<void>;
+  /**
+   * Creates the table with the base columns (id, timestamp, event_message); no-op if it exists.
+   * `source` names the source it is for (an engine may lay out a known source's table for its
+   * queries, e.g. sort by its project).
+   */
+  createSourceTable(table: string, source?: { name: string }): Promise<void>;
   /** Drops the table and everything in it; no-op if it does not exist. */
   dropSourceTable(table: string): Promise<void>;
   /**

@@ -6,6 +6,7 @@
  * and, through that table, the DuckDB lock-down's list of functions a generated statement may
  * contain. A name not listed here is `Restricted function <name>` (QUERY_NOT_ALLOWED).
  */
+import { QuarryError } from '../errors.ts';
 import { listOf, scalar, unknownType, type VType } from './types.ts';
 
 export type FunctionKind = 'scalar' | 'aggregate' | 'window';
@@ -33,7 +34,7 @@ export interface FunctionDef {
   readonly family: Family;
 }
 
-export type Family = 'string' | 'conditional' | 'math' | 'array' | 'date/time' | 'json' | 'aggregate' | 'window' | 'struct';
+export type Family = 'string' | 'conditional' | 'math' | 'array' | 'date/time' | 'json' | 'net' | 'aggregate' | 'window' | 'struct';
 
 const T = {
   string: scalar('string'),
@@ -118,6 +119,10 @@ export const functions = {
   md5: str(1, 1, T.bytes),
   sha1: str(1, 1, T.bytes),
   sha256: str(1, 1, T.bytes),
+  initcap: str(1, 2, T.string),
+  format: str(1, 64, T.string),
+  // net
+  'net.host': def('scalar', 'net', 1, 1, T.string),
   // JSON (text in, text out: there is no JSON type)
   json_value: def('scalar', 'json', 1, 2, T.string),
   json_extract_scalar: def('scalar', 'json', 1, 2, T.string),
@@ -184,6 +189,7 @@ export const functions = {
   array_to_string: def('scalar', 'array', 2, 2, T.string),
   array_first: def('scalar', 'array', 1, 1, elementOfFirst),
   array_last: def('scalar', 'array', 1, 1, elementOfFirst),
+  array_slice: def('scalar', 'array', 3, 3, first),
   // time
   // The statement's time: the same for every row, so not volatile.
   current_timestamp: time(0, 0, T.timestamp),
@@ -277,6 +283,18 @@ export function isFunctionName(name: string): name is FunctionName {
 
 export function functionDef(name: string): FunctionDef | undefined {
   return isFunctionName(name) ? functions[name] : undefined;
+}
+
+/** BigQuery functions that are refused for a reason worth telling the caller. */
+const refusedFunctions: Readonly<Record<string, string>> = {
+  'net.reg_domain': 'it needs the Public Suffix List, which the engines do not have',
+  'net.public_suffix': 'it needs the Public Suffix List, which the engines do not have',
+};
+
+/** The error for calling a function the registry does not list (QUERY_NOT_ALLOWED). */
+export function restrictedFunction(name: string): QuarryError {
+  const why = Object.hasOwn(refusedFunctions, name) ? refusedFunctions[name] : undefined;
+  return new QuarryError('QUERY_NOT_ALLOWED', why ? `${name.toUpperCase()} is not supported: ${why}` : `Restricted function ${name}`);
 }
 
 export function isAggregate(name: string): boolean {

@@ -61,6 +61,8 @@ export interface FunctionContext {
   over(call: RFunc): string;
   /** `ORDER BY ...` inside an aggregate, or ''. */
   innerOrder(call: RFunc): string;
+  /** A fresh quoted internal name (for a translation's own derived table or column). */
+  fresh(prefix: string): string;
 }
 
 export type FunctionPrinter = (call: RFunc, args: readonly Printed[], ctx: FunctionContext) => string;
@@ -260,7 +262,8 @@ export abstract class SqlPrinter {
     const where = [...(from?.filters ?? [])];
     if (s.where) where.push(this.expr(s.where));
     let sql = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`;
-    if (from) sql += ` FROM ${from.sql}`;
+    // A FROM of record UNNESTs alone (`FROM UNNEST(e.metadata)`) has no relation of its own.
+    if (from?.sql) sql += ` FROM ${from.sql}`;
     if (where.length > 0) sql += ` WHERE ${where.map((w) => (where.length > 1 ? `(${w})` : w)).join(' AND ')}`;
     if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((g) => this.expr(g)).join(', ')}`;
     if (s.having) sql += ` HAVING ${this.expr(s.having)}`;
@@ -459,6 +462,7 @@ export abstract class SqlPrinter {
       print: (x) => this.expr(x),
       over: (c) => (c.over ? ` OVER (${this.window(c)})` : ''),
       innerOrder: (c) => (c.orderBy.length > 0 ? ` ORDER BY ${c.orderBy.map((o) => this.orderItem(o)).join(', ')}` : ''),
+      fresh: (prefix) => this.quoteIdent(this.fresh(prefix)),
     };
     return t.print(
       call,

@@ -26,6 +26,7 @@ import {
   type TableFactor,
   type WindowSpec,
 } from './ast.ts';
+import { isFunctionName, restrictedFunction } from './functions.ts';
 import { parseStatements } from './sqlparser.ts';
 
 type J = Record<string, unknown>;
@@ -767,7 +768,7 @@ function castType(v: unknown): CastType {
 
 function convertFunction(f: J): Expr {
   const name = objectName(f.name).toLowerCase();
-  if (name.includes('.')) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${name}`);
+  if (name.includes('.') && !isFunctionName(name)) throw restrictedFunction(name);
   refuse(f, 'filter', 'FILTER (WHERE ...)');
   refuse(f, 'within_group', 'WITHIN GROUP');
   if (present(f.parameters)) throw notAllowed('parametric functions');

@@ -20,7 +20,7 @@
  */
 import { QuarryError } from '../errors.ts';
 import type { CastType, DatePart, Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
-import { type ArgKind, functionDef, isAggregate, type FunctionName, returnType } from './functions.ts';
+import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
   freeze,
   type OutColumn,
@@ -535,7 +535,7 @@ class Resolver {
 
   private func(call: FuncCall, scope: Scope, aliasesFirst: boolean): RExpr {
     const def = functionDef(call.name);
-    if (!def) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${call.name}`);
+    if (!def) throw restrictedFunction(call.name);
     const name = call.name as FunctionName;
     const upper = name.toUpperCase();
     const args = call.args.map((a, i) => this.argument(a, def.args[i] ?? 'any', upper, i, scope, aliasesFirst));

@@ -7,7 +7,7 @@ import { QuarryError } from '../errors.ts';
 import type { Catalog } from '../storage/schema.ts';
 import { type Analysis, analyse } from './analyse.ts';
 import type { Query } from './ast.ts';
-import { functionDef } from './functions.ts';
+import { functionDef, restrictedFunction } from './functions.ts';
 import { walkQuery } from './walk.ts';
 
 export interface ValidateOptions {
@@ -77,7 +77,7 @@ function checkFunctions(query: Query): void {
     expr(e) {
       if (e.kind !== 'func') return;
       const spec = functionDef(e.name);
-      if (!spec) throw new QuarryError('QUERY_NOT_ALLOWED', `Restricted function ${e.name}`);
+      if (!spec) throw restrictedFunction(e.name);
       const n = e.args.length + (e.star ? 1 : 0);
       if (n < spec.min || n > spec.max) {
         const expected = spec.min === spec.max ? `${spec.min}` : `${spec.min} to ${spec.max}`;

@@ -42,7 +42,7 @@ export class SourceTables {
     for (const entry of this.catalog.list()) {
       const stored = await this.engine.describeTable(entry.table);
       if (stored === undefined) {
-        await this.engine.createSourceTable(entry.table);
+        await this.engine.createSourceTable(entry.table, { name: entry.name });
         const base: TableSchema = { columns: { ...baseColumns } };
         const { schema, changes } = mergeSchema(base, withoutBase(entry.schema.columns));
         await this.engine.applySchemaChanges(entry.table, base, schema, changes);
@@ -77,7 +77,7 @@ export class SourceTables {
       table: source.table ?? physicalTableName(source.id),
       schema: { columns: { ...baseColumns } },
     };
-    await this.engine.createSourceTable(entry.table);
+    await this.engine.createSourceTable(entry.table, { name: entry.name });
     await this.catalog.put(entry);
     return entry;
   }

@@ -5,28 +5,65 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { engines } from '../support/engines.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+interface Result {
+  engine: string;
+  params: { events: number };
+  ingest: { events: number; bytesPerEvent: number; eventsPerSecond: number } | null;
+  queries: Record<string, { ours: unknown; limit: unknown; oursOverLimit: number | null; rows: { ours?: number; limit?: number } }>;
+  notes: string[];
+  compareIngestEventsPerSecond?: number;
+}
+
+function bench(args: string[], resultsDir: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', ...args, '--no-baseline', '--hit-requests', '50', '--json-only', '--results-dir', resultsDir],
+      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024, timeout: 290_000 },
+      (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+    );
+  });
+}
+
+/** Every question measured by the service and by the hand-written limit, with the same rows. */
+function assertMeasured(r: Result): void {
+  for (const [id, q] of Object.entries(r.queries)) {
+    assert.ok(q.ours !== null && q.limit !== null, `${r.engine} ${id} measured on both sides: ${JSON.stringify(r.notes)}`);
+    assert.ok(typeof q.oursOverLimit === 'number' && q.oursOverLimit > 0, id);
+    if (!id.startsWith('usage_')) assert.equal(q.rows.ours, q.rows.limit, `${r.engine} ${id} rows`);
+  }
+}
+
 describe('benchmark smoke run', () => {
-  it('runs at 10k events without the baseline and prints parseable JSON', { timeout: 240_000 }, async () => {
+  // One run of both engines on the same data (the ClickHouse half is skipped without chDB).
+  const both = engines.includes('clickhouse');
+  it(`runs ${both ? 'DuckDB and ClickHouse (chDB)' : 'DuckDB'} at 5k events without the baseline and prints parseable JSON`, { timeout: 300_000 }, async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-smoke-'));
     try {
-      const stdout = await new Promise<string>((resolve, reject) => {
-        execFile(
-          process.execPath,
-          ['--import', 'tsx', 'bench/run.ts', '--events', '10000', '--no-baseline', '--runs', '2', '--hit-requests', '200', '--json-only', '--results-dir', resultsDir],
-          { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024, timeout: 230_000 },
-          (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
-        );
-      });
-      const result = JSON.parse(stdout) as Record<string, unknown>;
-      assert.equal((result.params as { events: number }).events, 10_000);
-      assert.equal(typeof result.queries, 'object');
-      assert.ok(Array.isArray(result.notes));
-      const files = readdirSync(resultsDir).filter((f) => f.endsWith('-10000.json'));
-      assert.equal(files.length, 1);
-      assert.deepEqual(JSON.parse(readFileSync(path.join(resultsDir, files[0]!), 'utf8')), result);
+      const stdout = await bench(['--engine', both ? 'both' : 'duckdb', '--events', '5000', '--runs', '1'], resultsDir);
+      const parsed = JSON.parse(stdout) as Result | Result[];
+      const results = Array.isArray(parsed) ? parsed : [parsed];
+      assert.deepEqual(
+        results.map((r) => r.engine),
+        both ? ['duckdb', 'clickhouse'] : ['duckdb'],
+      );
+      for (const r of results) {
+        assert.equal(r.params.events, 5_000);
+        assert.equal(r.ingest?.events, 5_000);
+        assert.ok((r.ingest?.bytesPerEvent ?? 0) > 0);
+        assertMeasured(r);
+      }
+      const files = readdirSync(resultsDir).sort();
+      assert.deepEqual(
+        files.map((f) => f.slice(11)),
+        both ? ['5000-clickhouse.json', '5000.json'] : ['5000.json'],
+      );
+      assert.deepEqual(JSON.parse(readFileSync(path.join(resultsDir, files.at(-1)!), 'utf8')), results[0]);
+      if (both) assert.equal(results[1]!.compareIngestEventsPerSecond, results[0]!.ingest?.eventsPerSecond);
     } finally {
       rmSync(resultsDir, { recursive: true, force: true });
     }

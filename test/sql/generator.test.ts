@@ -78,6 +78,11 @@ describe('a second dialect over the base generator', () => {
     assert.match(g.sql, /SELECT `c`\.`host` AS `host`, `e`\.`metadata`\.`request`\.`path` AS `path`/);
   });
 
+  test('a subquery whose FROM is only a record UNNEST has no FROM clause of its own', () => {
+    const g = toy('select id, (select m.request.method from unnest(e.metadata) as m) as v from edge_logs e');
+    assert.match(g.sql, /\(SELECT `e`\.`metadata`\.`request`\.`method` AS `method`\)/);
+  });
+
   test('a function the dialect marks unsupported is QUERY_NOT_ALLOWED there', () => {
     assert.throws(
       () => toy('select rand() as r'),

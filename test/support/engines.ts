@@ -73,7 +73,7 @@ export async function openQueryTestEngine(name: EngineName, sources: SourceTable
   const repository = await ClickHouseCatalogRepository.open(conn.client, database);
   const storage = new ClickHouseStorage({ client: conn.client, database, catalog: repository });
   for (const s of sources) {
-    await storage.createSourceTable(s.table);
+    await storage.createSourceTable(s.table, { name: s.name });
     await repository.save(s);
     const events = (data[s.name] ?? []).map(storedEvent);
     if (events.length > 0) await storage.append([{ table: s.table, schema: s.schema, events }]);

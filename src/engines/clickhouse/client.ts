@@ -20,6 +20,9 @@ export interface ClickHouseConnectOptions {
   readers?: number;
 }
 
+/** Inserts rows given as JSONEachRow text (embedded chDB: the bytes go to chDB as they are). */
+export type RawInsert = (table: string, rows: Buffer, settings: Record<string, string | number>) => Promise<void>;
+
 export interface ClickHouseConnection {
   /** Storage and catalogue statements. */
   readonly client: ClickHouseClient;
@@ -35,6 +38,11 @@ export interface ClickHouseConnection {
   readonly embedded: boolean;
   /** Why ClickHouse cannot be used right now (for /health), or undefined when it answers. */
   problem(): Promise<string | undefined>;
+  /**
+   * Embedded chDB: inserts through chDB's byte pass-through on the storage session, which skips the
+   * client's stream and the statement text it would build (about a quarter of the insert's CPU).
+   */
+  readonly rawInsert?: RawInsert;
   close(): Promise<void>;
 }
 
@@ -95,13 +103,17 @@ function withUnavailable(client: ClickHouseClient): ClickHouseClient {
   });
 }
 
+interface ChdbRawInsert {
+  chdb: { rawInsert(p: { table: string; values: Buffer; format: 'JSONEachRow'; settings: Record<string, string | number> }): Promise<unknown> };
+}
+
 export const CHDB_INSTALL_HINT =
   'CLICKHOUSE_URL=chdb: runs ClickHouse inside Quarry and needs the chdb package (about 550 MB): run `npm install --save-exact chdb@3.4.0`, or point CLICKHOUSE_URL at a ClickHouse server (http://host:8123)';
 
 /** A chDB connection for the client, or an error saying how to install chDB. */
-function chdbConnection(path: string): unknown {
+function chdbConnection(path: string): ChdbRawInsert {
   const require = createRequire(import.meta.url);
-  let mod: { createChdbConnection(options: { path: string }): unknown };
+  let mod: { createChdbConnection(options: { path: string }): ChdbRawInsert };
   try {
     mod = require('chdb/connection') as typeof mod;
   } catch (e) {
@@ -126,12 +138,17 @@ export function quoteString(text: string): string {
 export async function connectClickHouse(options: ClickHouseConnectOptions): Promise<ClickHouseConnection> {
   const embedded = options.chdbPath !== undefined;
   let client: ClickHouseClient;
-  const chdbClient = () =>
-    createClient({ connection: chdbConnection(options.chdbPath as string) } as unknown as Parameters<typeof createClient>[0]);
+  let rawInsert: RawInsert | undefined;
+  const chdbClient = (connection = chdbConnection(options.chdbPath as string)) =>
+    createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   if (embedded) {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(options.chdbPath as string, { recursive: true });
-    client = chdbClient();
+    const connection = chdbConnection(options.chdbPath as string);
+    client = chdbClient(connection);
+    rawInsert = async (table, rows, settings) => {
+      await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
+    };
   } else {
     client = createClient({
       url: options.url ?? 'http://localhost:8123',
@@ -158,7 +175,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     await client.close().catch(() => undefined);
     throw e;
   }
-  const readers = embedded ? Array.from({ length: options.readers ?? 4 }, chdbClient) : [client];
+  const readers = embedded ? Array.from({ length: options.readers ?? 4 }, () => chdbClient()) : [client];
   return {
     client,
     reader: readers[0] as ClickHouseClient,
@@ -172,6 +189,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
       // The reason names what failed, never where (no host, port or credentials).
       return `the event store (ClickHouse) is unreachable (${code})`;
     },
+    ...(rawInsert ? { rawInsert } : {}),
     async close() {
       for (const r of readers) if (r !== client) await r.close();
       await client.close();

@@ -8,6 +8,7 @@ import { SchemaCatalog } from '../../storage/catalog.ts';
 import { SourceTables } from '../../storage/sources.ts';
 import type { Engine } from '../engine.ts';
 import { type ClickHouseConnectOptions, connectClickHouse } from './client.ts';
+import { createDatabase } from './ddl.ts';
 import { ClickHouseQueryRunner } from './runner.ts';
 import { ClickHouseStorage } from './storage.ts';
 import { ClickHouseCatalogRepository } from './storage-catalog.ts';
@@ -15,6 +16,8 @@ import { ClickHouseCatalogRepository } from './storage-catalog.ts';
 export interface ClickHouseEngineOptions extends ClickHouseConnectOptions {
   /** Per-query memory limit in bytes (0 or absent: the server's). */
   maxMemoryBytes?: number;
+  /** CLICKHOUSE_CLUSTER: the tables are created ON CLUSTER, replicated, behind Distributed tables (ddl.ts). */
+  cluster?: string;
 }
 
 export interface ClickHouseEngine extends Engine {
@@ -23,10 +26,21 @@ export interface ClickHouseEngine extends Engine {
 }
 
 export async function openClickHouseEngine(options: ClickHouseEngineOptions): Promise<ClickHouseEngine> {
+  if (options.cluster !== undefined && options.chdbPath !== undefined) {
+    throw new Error('CLICKHOUSE_CLUSTER needs a ClickHouse server (CLICKHOUSE_URL=http://…): embedded chDB is one machine');
+  }
   const connection = await connectClickHouse(options);
   try {
-    const repository = await ClickHouseCatalogRepository.open(connection.client, connection.database);
-    const storage = new ClickHouseStorage({ client: connection.client, database: connection.database, catalog: repository });
+    const { cluster } = options;
+    if (cluster !== undefined) await connection.client.command({ query: createDatabase({ database: connection.database, cluster }) });
+    const repository = await ClickHouseCatalogRepository.open(connection.client, connection.database, cluster);
+    const storage = new ClickHouseStorage({
+      client: connection.client,
+      database: connection.database,
+      catalog: repository,
+      ...(cluster !== undefined ? { cluster } : {}),
+      ...(connection.rawInsert ? { rawInsert: connection.rawInsert } : {}),
+    });
     const sources = new SourceTables(storage, await SchemaCatalog.load(repository));
     await sources.reconcile();
     const query = new ClickHouseQueryRunner({

@@ -11,8 +11,10 @@
  */
 import { QuarryError } from '../../errors.ts';
 import type { DatePart } from '../../sql/ast.ts';
+import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
+import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './client.ts';
 import { arrayOf } from './types.ts';
@@ -100,6 +102,38 @@ function strftime(call: RFunc, i: number): string {
   const f = call.args[i];
   if (f?.kind !== 'literal' || f.value.type !== 'string') return "'%Y-%m-%d %H:%i:%S'";
   return quoteString(f.value.value.replaceAll('%M', '%i').replaceAll('%T', '%H:%i:%S').replaceAll('%F', '%Y-%m-%d'));
+}
+
+/**
+ * INITCAP, one character at a time. `upperUTF8` maps fully (`ß` → `SS`); BigQuery's upper case of
+ * a single character is that character when it has no one-character upper case, so that one is kept.
+ */
+function initcap(s: string, delimiters: string | undefined): string {
+  const d = delimiters ? `ifNull(${delimiters}, '')` : quoteString(INITCAP_DELIMITERS);
+  const chars = `ngrams(ifNull(${s}, ''), 1)`;
+  const upper = 'if(lengthUTF8(upperUTF8(c)) = 1, upperUTF8(c), c)';
+  const each = `(c, i) -> if(position(${d}, c) > 0, c, if(i = 1 OR position(${d}, arrayElement(${chars}, i - 1)) > 0, ${upper}, lowerUTF8(c)))`;
+  const word = `arrayStringConcat(arrayMap(${each}, ${chars}, arrayEnumerate(${chars})))`;
+  return `if(isNull(${s})${delimiters ? ` OR isNull(${delimiters})` : ''}, NULL, ${word})`;
+}
+
+const printfFloat = (sql: string, p: { printf: string }) => `printf(${quoteString(p.printf)}, toFloat64(${sql}))`;
+const formatSpelling: FormatSpelling = {
+  text: quoteString,
+  value: {
+    d: (sql, p) => (p.plain ? `toString(${sql})` : `printf(${quoteString(p.printf)}, toInt64(${sql}))`),
+    f: printfFloat,
+    F: printfFloat,
+    s: (sql) => `toString(${sql})`,
+    t: (sql) => `ifNull(toString(${sql}), 'NULL')`,
+  },
+};
+
+/** FORMAT: its pieces as a concat, which is NULL when any piece is. */
+function format(call: RFunc, args: readonly Printed[]): string {
+  const parts = formatParts(call.args, args.map((a) => a.sql), formatSpelling);
+  if (parts.length === 0) return "''";
+  return parts.length === 1 ? parts[0]! : `concat(${parts.join(', ')})`;
 }
 
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
@@ -235,6 +269,15 @@ export const clickHouseFunctions: FunctionTable = {
   md5: hash('MD5'),
   sha1: hash('SHA1'),
   sha256: hash('SHA256'),
+  initcap: t(['arrayStringConcat', 'arrayMap', 'lambda', 'position', 'lengthUTF8', 'upperUTF8', 'lowerUTF8', 'ngrams', 'ifNull', 'isNull', 'arrayElement', 'arrayEnumerate'], (_c, [x, d]) =>
+    initcap(x!.sql, d?.sql),
+  ),
+  format: t(['printf', 'concat', 'toString', 'toInt64', 'toFloat64', 'ifNull'], (call, args) => format(call, args)),
+  'net.host': t(['replaceRegexpAll', 'replaceRegexpOne', 'extract', 'nullIf'], (_c, [x]) => {
+    const host = `extract(replaceRegexpAll(${x!.sql}, ${quoteString(NET_HOST_TRIM)}, ''), ${quoteString(NET_HOST_PATTERN)})`;
+    const dots = `replaceRegexpOne(replaceRegexpOne(${host}, ${quoteString(NET_HOST_LEADING_DOTS)}, ''), ${quoteString(NET_HOST_TRAILING_DOTS)}, '.')`;
+    return `nullIf(${dots}, '')`;
+  }),
   json_value: jsonPath(true),
   json_extract_scalar: jsonPath(true),
   json_query: jsonPath(false),
@@ -318,6 +361,14 @@ export const clickHouseFunctions: FunctionTable = {
   array_to_string: t(['arrayStringConcat', 'arrayFilter', 'lambda', 'isNotNull'], (_c, [x, sep]) => `arrayStringConcat(arrayFilter(v -> isNotNull(v), ${arr(x!)}), ${sep!.sql})`),
   array_first: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, 1)`),
   array_last: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, -1)`),
+  array_slice: t(['arraySlice', 'length', 'greatest', 'least', 'ifNull', 'toInt64'], (_c, [a, s, e]) => {
+    // 0-based inclusive offsets, negative ones from the end, clamped to the list. A list is never
+    // NULL here: NULL offsets give an empty one.
+    const n = `toInt64(length(${arr(a!)}))`;
+    const from = `greatest(if(${s!.sql} < 0, ${n} + ${s!.sql}, ${s!.sql}), 0)`;
+    const to = `least(if(${e!.sql} < 0, ${n} + ${e!.sql}, ${e!.sql}), ${n} - 1)`;
+    return `arraySlice(${arr(a!)}, ${from} + 1, ifNull(greatest(${to} - ${from} + 1, 0), 0))`;
+  }),
 
   current_timestamp: t(['now64'], () => "now64(6, 'UTC')"),
   current_datetime: t(['now64', 'toDateTime64', 'toString'], (_c, args) => tzConvert("now64(6, 'UTC')", zone(args, 0))),
@@ -380,7 +431,12 @@ export const clickHouseFunctions: FunctionTable = {
     if (call.star) return `count()${ctx.over(call)}`;
     return `${call.distinct ? 'countDistinct' : 'count'}(${list(args)})${ctx.over(call)}`;
   }),
-  countif: t(['countIf'], (call, [x], ctx) => `countIf(${x!.sql})${ctx.over(call)}`),
+  // aggregate_functions_null_for_empty makes countIf NULL over no rows; BigQuery's COUNTIF is 0.
+  countif: t(['countIf', 'uniqExactIf', 'ifNull'], (call, [x], ctx) => {
+    // COUNTIF(DISTINCT x) counts the distinct TRUE values: 0 or 1.
+    const count = call.distinct ? `uniqExactIf(${x!.sql}, ${x!.sql})` : `countIf(${x!.sql})`;
+    return `ifNull(${count}${ctx.over(call)}, 0)`;
+  }),
   sum: aggregate('sum'),
   avg: aggregate('avg'),
   min: t(['min'], (call, [x], ctx) => `min(${x!.sql})${ctx.over(call)}`),

@@ -28,10 +28,11 @@ import {
   type Printed,
   SqlPrinter,
 } from '../../sql/generator.ts';
-import type { RExpr, RFactor, RQuery, RSetExpr } from '../../sql/resolved.ts';
+import type { RExpr, RFactor, RQuery, RSelect, RSetExpr } from '../../sql/resolved.ts';
 import { assertNever, isScalar, type VType } from '../../sql/types.ts';
 import { quoteIdent, quoteString } from './client.ts';
 import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
+import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
 import { arrayOf, clickHouseType } from './types.ts';
 
 export type { GeneratedQuery } from '../../sql/generator.ts';
@@ -92,6 +93,9 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
 export class ClickHousePrinter extends SqlPrinter {
   readonly capabilities: Capabilities = {};
   protected readonly functions: FunctionTable = clickHouseFunctions;
+  /** Paths read through CTEs straight from the table (pushdown.ts), planned on the outermost query. */
+  #pushdown: PushdownPlan | undefined;
+  readonly #pushedNames = new Map<PushedPath, string>();
 
   constructor(private readonly database: string) {
     super();
@@ -225,6 +229,10 @@ export class ClickHousePrinter extends SqlPrinter {
   // Queries
 
   override query(q: RQuery): string {
+    if (this.#pushdown === undefined) {
+      this.#pushdown = planPushdown(q);
+      for (const byPath of this.#pushdown.paths.values()) for (const p of byPath.values()) this.#pushedNames.set(p, this.fresh('p'));
+    }
     if (q.body.kind !== 'setop' || (q.orderBy.length === 0 && !q.limit && !q.offset)) return super.query(q);
     // ORDER BY / LIMIT after a set operation would bind to its last SELECT in ClickHouse: the set
     // operation becomes a derived table first.
@@ -239,6 +247,15 @@ export class ClickHousePrinter extends SqlPrinter {
     // Plain SELECTs as branches (a parenthesised first branch after WITH does not parse).
     const op = body.op.toUpperCase() + (body.all ? ' ALL' : ' DISTINCT');
     return `${this.setExpr(body.left)} ${op} ${this.setExpr(body.right)}`;
+  }
+
+  protected override select(s: RSelect): string {
+    const pushed = this.#pushdown?.selects.get(s);
+    const sql = super.select(s);
+    if (!pushed || !sql.startsWith('SELECT ')) return sql;
+    // First, so ORDER BY positions (there are none in such a CTE) and the caller's names are unchanged.
+    const extra = pushed.map((p) => `${this.printColumn(p.source)} AS ${this.quoteIdent(this.#pushedNames.get(p) as string)}`);
+    return `SELECT ${extra.join(', ')}, ${sql.slice('SELECT '.length)}`;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -275,6 +292,10 @@ export class ClickHousePrinter extends SqlPrinter {
     const from = e.from;
     if (from.kind === 'element') return this.jsonPath(this.element(from), e.fields, e.type);
     const alias = this.quoteIdent(from.alias);
+    if (from.kind === 'cte' && e.fields.length > 0) {
+      const pushed = this.#pushdown?.paths.get(from.cte)?.get(pathKey(e.column!, e.fields));
+      if (pushed) return `${alias}.${this.quoteIdent(this.#pushedNames.get(pushed) as string)}`;
+    }
     if (from.kind === 'table' && !BASE_COLUMNS.has(e.column!)) return this.jsonPath(`${alias}.${this.quoteIdent('fields')}`, [e.column!, ...e.fields], e.type);
     return this.jsonPath(`${alias}.${this.quoteIdent(e.column!)}`, e.fields, e.type);
   }

@@ -17,6 +17,7 @@ import { mergeSchema } from '../../storage/infer.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 import { quoteIdent } from './client.ts';
+import { CATALOG_TABLE, createCatalogTable } from './ddl.ts';
 
 interface Row {
   source_id: string;
@@ -53,22 +54,13 @@ export class ClickHouseCatalogRepository implements CatalogRepository {
 
   private constructor(client: ClickHouseClient, database: string) {
     this.client = client;
-    this.table = `${quoteIdent(database)}.${quoteIdent('_quarry_catalog')}`;
+    this.table = `${quoteIdent(database)}.${quoteIdent(CATALOG_TABLE)}`;
   }
 
-  static async open(client: ClickHouseClient, database: string): Promise<ClickHouseCatalogRepository> {
+  /** Opens the catalogue in `database`, creating its table (on every node of `cluster`) when missing. */
+  static async open(client: ClickHouseClient, database: string, cluster?: string): Promise<ClickHouseCatalogRepository> {
     const repo = new ClickHouseCatalogRepository(client, database);
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${repo.table} (
-        source_id String,
-        source_name String,
-        table_name String,
-        schema_json String,
-        deleted UInt8,
-        version UInt64
-      ) ENGINE = MergeTree ORDER BY (source_id, version)
-      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
-    });
+    await client.command({ query: createCatalogTable(cluster === undefined ? { database } : { database, cluster }) });
     return repo;
   }
 

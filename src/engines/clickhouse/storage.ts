@@ -1,23 +1,26 @@
 /**
- * ClickHouse storage: one MergeTree table per source.
+ * ClickHouse storage: one MergeTree table per source (on a cluster, ReplicatedMergeTree tables
+ * behind a Distributed one); the statements' text is ddl.ts's, docs/SCALING.md says why.
  *
- * Layout (docs/SCALING.md says why): `id String, timestamp DateTime64(6, 'UTC'),
- * event_message Nullable(String), fields JSON`. Every field other than the three base columns lives
- * in the `JSON` column, which keeps each path it has seen as a column of its own (typed per part,
- * so a path that carried an Int64 and later a String keeps both, and no event is lost or rewritten).
- * The schema grows without any DDL; the catalogue (src/storage) records each field's merged type,
- * and the generator reads paths cast to it.
+ * Layout: `id String, timestamp DateTime64(6, 'UTC'), event_message Nullable(String), fields JSON`.
+ * Every field other than the three base columns lives in the `JSON` column, which keeps each path
+ * it has seen as a column of its own (typed per part, so a path that carried an Int64 and later a
+ * String keeps both, and no event is lost or rewritten). The schema grows without any DDL; the
+ * catalogue (src/storage) records each field's merged type, and the generator reads paths cast to
+ * it.
  *
  * - `PARTITION BY toYYYYMMDD(timestamp)`: a time window skips whole days, and retention drops
  *   whole partitions (a metadata operation); only the boundary day is trimmed with a lightweight
  *   DELETE.
- * - `ORDER BY timestamp`: the primary index prunes any window inside a day too, and newest-first
- *   top-n reads stop early (`optimize_read_in_order`).
+ * - `ORDER BY (project, timestamp)` for the Supabase sources (the project read from the path the
+ *   source keeps it in), `ORDER BY timestamp` for others: a project filter and a time window both
+ *   prune, and newest-first top-n reads stop early (`optimize_read_in_order`). Tables created before
+ *   the project led the key keep `ORDER BY timestamp`: they read the same, without project pruning.
  *
  * Durability: an insert returns once its part is written; with `fsync_after_insert` and
  * `fsync_part_directory` the part's files and directory are fsynced first, so a 200 means the
- * rows survive a crash of the process and of the machine (single server). On a replicated cluster,
- * `insert_quorum` (docs/SCALING.md) makes the insert wait for that many replicas as well.
+ * rows survive a crash of the process and of the machine (single server). On a cluster the insert
+ * also waits for every shard and a majority of each shard's replicas (ddl.ts `insertSettings`).
  *
  * Retries: each table's insert carries an `insert_deduplication_token` of its own, and the tables
  * keep a deduplication window, so an insert retried after an unclear failure (timeout, lost
@@ -32,38 +35,37 @@ import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { baseColumns, withoutBase } from '../../storage/schema.ts';
 import type { StorageEngine, TableBatch } from '../storage-engine.ts';
-import { quoteIdent } from './client.ts';
+import { type RawInsert, quoteIdent } from './client.ts';
+import * as ddl from './ddl.ts';
 import type { ClickHouseCatalogRepository } from './storage-catalog.ts';
 
 /** Inserts retried after an unclear failure (same deduplication token each time). */
 const INSERT_ATTEMPTS = 3;
 
-/** Settings of every insert: JSON strings stay strings (no date or number guessing). */
-const insertSettings = {
-  input_format_try_infer_dates: 0,
-  input_format_try_infer_datetimes: 0,
-  input_format_json_try_infer_numbers_from_strings: 0,
-  input_format_json_infer_incomplete_types_as_strings: 1,
-  async_insert: 0,
-  date_time_input_format: 'basic',
-} as const;
-
 export interface ClickHouseStorageOptions {
   client: ClickHouseClient;
   database: string;
+  /** CLICKHOUSE_CLUSTER: replicated tables behind Distributed ones, DDL ON CLUSTER. */
+  cluster?: string;
   /** Where the schemas live (describeTable reads them back). */
   catalog: ClickHouseCatalogRepository;
+  /** Embedded chDB: inserts hand the row text to chDB as bytes (client.ts). */
+  rawInsert?: RawInsert;
 }
 
 export class ClickHouseStorage implements StorageEngine {
   private readonly client: ClickHouseClient;
   private readonly db: string;
+  private readonly target: ddl.DdlTarget;
   private readonly catalog: ClickHouseCatalogRepository;
+  private readonly rawInsert: RawInsert | undefined;
 
   constructor(options: ClickHouseStorageOptions) {
     this.client = options.client;
     this.db = quoteIdent(options.database);
+    this.target = options.cluster === undefined ? { database: options.database } : { database: options.database, cluster: options.cluster };
     this.catalog = options.catalog;
+    this.rawInsert = options.rawInsert;
   }
 
   /** `db`.`table`. */
@@ -71,22 +73,12 @@ export class ClickHouseStorage implements StorageEngine {
     return `${this.db}.${quoteIdent(table)}`;
   }
 
-  async createSourceTable(table: string): Promise<void> {
-    await this.client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${this.qualified(table)} (
-        id String,
-        timestamp DateTime64(6, 'UTC'),
-        event_message Nullable(String),
-        fields JSON
-      ) ENGINE = MergeTree
-      PARTITION BY toYYYYMMDD(timestamp)
-      ORDER BY timestamp
-      SETTINGS non_replicated_deduplication_window = 10000, fsync_after_insert = 1, fsync_part_directory = 1`,
-    });
+  async createSourceTable(table: string, source?: { name: string }): Promise<void> {
+    for (const query of ddl.createSourceTable(this.target, table, source?.name)) await this.client.command({ query });
   }
 
   async dropSourceTable(table: string): Promise<void> {
-    await this.client.command({ query: `DROP TABLE IF EXISTS ${this.qualified(table)}` });
+    for (const query of ddl.dropSourceTable(this.target, table)) await this.client.command({ query });
   }
 
   /**
@@ -116,13 +108,23 @@ export class ClickHouseStorage implements StorageEngine {
   }
 
   private async insertWithRetry(table: string, rows: JsonObject[], token: string): Promise<void> {
+    const settings = { ...ddl.insertSettings(this.target), insert_deduplication_token: token };
+    const plainName = `${this.target.database}.${table}`;
+    if (this.rawInsert && /^\w+\.\w+$/.test(plainName)) {
+      // In-process: no connection to lose, so nothing to retry; one row text, no stream. (chDB
+      // takes the table as plain `db.table`; other names go the client's way below.)
+      let text = '';
+      for (const r of rows) text += `${JSON.stringify(r)}\n`;
+      await this.rawInsert(plainName, Buffer.from(text), settings);
+      return;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         await this.client.insert({
           table: this.qualified(table),
           values: rows,
           format: 'JSONEachRow',
-          clickhouse_settings: { ...insertSettings, insert_deduplication_token: token },
+          clickhouse_settings: settings,
         });
         return;
       } catch (e) {
@@ -134,24 +136,17 @@ export class ClickHouseStorage implements StorageEngine {
   }
 
   async deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
-    const t = this.qualified(table);
-    const cutoffSql = 'fromUnixTimestamp64Micro({cutoff:Int64}, \'UTC\')';
-    const params = { cutoff: cutoff.toString() };
-    const counted = await this.client.query({ query: `SELECT count() AS n FROM ${t} WHERE timestamp < ${cutoffSql}`, query_params: params, format: 'JSONEachRow' });
+    const t = this.target;
+    const counted = await this.client.query({ query: ddl.countBefore(t, table, cutoff), format: 'JSONEachRow' });
     const n = Number(((await counted.json()) as { n: number | string }[])[0]?.n ?? 0);
     if (n === 0) return 0;
     // Whole days before the cutoff's day go as partitions; the cutoff's own day is trimmed.
-    const parts = await this.client.query({
-      query: `SELECT DISTINCT partition_id FROM system.parts WHERE database = {db:String} AND table = {table:String} AND active
-              AND toUInt32(partition_id) < toYYYYMMDD(${cutoffSql})`,
-      query_params: { db: this.dbName(), table, ...params },
-      format: 'JSONEachRow',
-    });
+    const parts = await this.client.query({ query: ddl.partitionsBefore(t, table, cutoff), format: 'JSONEachRow' });
     for (const { partition_id } of (await parts.json()) as { partition_id: string }[]) {
       if (!/^\d{8}$/.test(partition_id)) continue;
-      await this.client.command({ query: `ALTER TABLE ${t} DROP PARTITION ID '${partition_id}'` });
+      await this.client.command({ query: ddl.dropPartition(t, table, partition_id) });
     }
-    await this.client.command({ query: `DELETE FROM ${t} WHERE timestamp < ${cutoffSql}`, query_params: params });
+    await this.client.command({ query: ddl.deleteBefore(t, table, cutoff) });
     return n;
   }
 

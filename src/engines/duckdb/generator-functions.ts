@@ -10,8 +10,10 @@
  */
 import { QuarryError } from '../../errors.ts';
 import type { DatePart } from '../../sql/ast.ts';
-import type { FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
+import { type FormatSpelling, formatParts } from '../../sql/format.ts';
+import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
+import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { isScalar } from '../../sql/types.ts';
 
 /** The longest list generate_timestamp_array may build. */
@@ -70,6 +72,44 @@ function captureGroups(call: RFunc): number {
   if (e?.kind !== 'literal' || e.value.type !== 'string') return 0;
   const m = e.value.value.match(/(?<!\\)\((?!\?)/g);
   return m ? m.length : 0;
+}
+
+/** A DuckDB string literal. */
+function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/**
+ * INITCAP, one character at a time in a scalar subquery (DuckDB has no initcap, and the lock-down
+ * admits no lambdas). `ß` stays as it is: it has no one-character upper case (BigQuery keeps it).
+ */
+function initcap(s: string, delimiters: string | undefined, ctx: FunctionContext): string {
+  const d = delimiters ?? sqlString(INITCAP_DELIMITERS);
+  const chars = ctx.fresh('c');
+  const i = `${chars}."i"`;
+  const c = `substring(${s}, ${i}, 1)`;
+  const first = `CASE WHEN ${c} = 'ß' THEN ${c} ELSE upper(${c}) END`;
+  const each = `CASE WHEN strpos(${d}, ${c}) > 0 THEN ${c} WHEN ${i} = 1 OR strpos(${d}, substring(${s}, ${i} - 1, 1)) > 0 THEN ${first} ELSE lower(${c}) END`;
+  const word = `(SELECT string_agg(${each}, '' ORDER BY ${i}) FROM (SELECT unnest(range(1, length(${s}) + 1)) AS "i") AS ${chars})`;
+  return `CASE WHEN ${delimiters ? `${delimiters} IS NULL THEN NULL WHEN ` : ''}${s} = '' THEN '' ELSE ${word} END`;
+}
+
+const float = (sql: string, p: { printf: string }) => `printf(${sqlString(p.printf)}, CAST(${sql} AS DOUBLE))`;
+const formatSpelling: FormatSpelling = {
+  text: sqlString,
+  value: {
+    d: (sql, p) => (p.plain ? `CAST(${sql} AS VARCHAR)` : `printf(${sqlString(p.printf)}, CAST(${sql} AS BIGINT))`),
+    f: float,
+    F: float,
+    s: (sql) => `CAST(${sql} AS VARCHAR)`,
+    t: (sql) => `coalesce(CAST(${sql} AS VARCHAR), 'NULL')`,
+  },
+};
+
+/** FORMAT: its pieces joined with `||`, which is NULL when any piece is. */
+function format(call: RFunc, args: readonly Printed[]): string {
+  const parts = formatParts(call.args, args.map((a) => a.sql), formatSpelling);
+  return parts.length === 0 ? "''" : `(${parts.join(' || ')})`;
 }
 
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
@@ -132,6 +172,13 @@ export const duckDbFunctions: FunctionTable = {
   md5: t(['unhex', 'md5'], (_c, [x]) => `unhex(md5(${x!.sql}))`),
   sha1: t(['unhex', 'sha1'], (_c, [x]) => `unhex(sha1(${x!.sql}))`),
   sha256: t(['unhex', 'sha256'], (_c, [x]) => `unhex(sha256(${x!.sql}))`),
+  initcap: t(['string_agg', 'unnest', 'range', 'length', 'strpos', 'substring', 'upper', 'lower', '+', '-'], (_c, [x, d], ctx) => initcap(x!.sql, d?.sql, ctx)),
+  format: t(['printf', '||', 'coalesce'], (call, args) => format(call, args)),
+  'net.host': t(['regexp_replace', 'regexp_extract', 'nullif'], (_c, [x]) => {
+    const host = `regexp_extract(regexp_replace(${x!.sql}, ${sqlString(NET_HOST_TRIM)}, '', 'g'), ${sqlString(NET_HOST_PATTERN)}, 1)`;
+    const dots = `regexp_replace(regexp_replace(${host}, ${sqlString(NET_HOST_LEADING_DOTS)}, ''), ${sqlString(NET_HOST_TRAILING_DOTS)}, '.')`;
+    return `nullif(${dots}, '')`;
+  }),
   json_value: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
   json_extract_scalar: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
   json_query: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
@@ -217,6 +264,13 @@ export const duckDbFunctions: FunctionTable = {
   array_to_string: t(['array_to_string'], (_c, [x, sep]) => `array_to_string(${x!.sql}, ${sep!.sql})`),
   array_first: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, 1)`),
   array_last: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, -1)`),
+  array_slice: t(['list_slice', 'len', 'greatest', 'least', '+', '-'], (_c, [a, s, e]) => {
+    // 0-based inclusive offsets, negative ones from the end, clamped to the list; NULL offsets give NULL.
+    const n = `len(${a!.sql})`;
+    const from = `greatest(CASE WHEN ${s!.sql} < 0 THEN ${n} + ${s!.sql} ELSE ${s!.sql} END, 0) + 1`;
+    const to = `greatest(least(CASE WHEN ${e!.sql} < 0 THEN ${n} + ${e!.sql} ELSE ${e!.sql} END, ${n} - 1) + 1, 0)`;
+    return `CASE WHEN ${s!.sql} IS NULL OR ${e!.sql} IS NULL THEN NULL ELSE list_slice(${a!.sql}, ${from}, ${to}) END`;
+  }),
 
   current_timestamp: t(['get_current_timestamp'], () => 'CAST(get_current_timestamp() AS TIMESTAMP)'),
   current_datetime: t(['get_current_timestamp', 'timezone'], (_c, args) => tzConvert('get_current_timestamp()', zone(args, 0))),
@@ -281,7 +335,8 @@ export const duckDbFunctions: FunctionTable = {
     if (call.star) return `count(*)${ctx.over(call)}`;
     return `count(${call.distinct ? 'DISTINCT ' : ''}${list(args)}${ctx.innerOrder(call)})${ctx.over(call)}`;
   }),
-  countif: aggregate('count_if'),
+  // count_if is NULL over no rows (or only NULL conditions); BigQuery's COUNTIF is 0.
+  countif: t(['coalesce', 'count_if'], (call, [x], ctx) => `coalesce(count_if(${call.distinct ? 'DISTINCT ' : ''}${x!.sql})${ctx.over(call)}, 0)`),
   sum: aggregate('sum'),
   avg: aggregate('avg'),
   min: aggregate('min'),
