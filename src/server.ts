@@ -189,11 +189,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   for (const source of sources.list()) await tables.ensure(source);
   // With several nodes, schema growth made elsewhere also reaches this node's catalogue within
   // METADATA_POLL_MS (a query for a new field learns of it at once, see catalog-refresh.ts).
+  let catalogFailing = false;
   const catalogPoll =
     config.databaseUrl === undefined
       ? undefined
       : setInterval(() => {
-          tables.catalog.refresh().catch((e: unknown) => logWarning(e));
+          tables.catalog.refresh().then(
+            () => {
+              catalogFailing = false;
+            },
+            (e: unknown) => {
+              // Told once per outage, not once per check.
+              if (!catalogFailing) logWarning(e);
+              catalogFailing = true;
+            },
+          );
         }, config.metadataPollMs);
   catalogPoll?.unref();
 
