@@ -148,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),
     schemaLimits: {
       maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
+      maxTypedFields: Math.max(0, positiveInt(env, 'INGEST_MAX_TYPED_FIELDS', defaultSchemaLimits.maxTypedFields)),
       maxDepth: Math.max(1, positiveInt(env, 'INGEST_MAX_DEPTH', defaultSchemaLimits.maxDepth)),
       maxKeyLength: Math.max(1, positiveInt(env, 'INGEST_MAX_KEY_LENGTH', defaultSchemaLimits.maxKeyLength)),
     },

@@ -15,6 +15,11 @@ export interface TableBatch {
 
 export interface StorageEngine {
   /**
+   * True when the engine keeps fields beyond the typed budget in a catch-all column
+   * (src/storage/overflow.ts) and reads them back; otherwise every field is typed.
+   */
+  readonly keepsOverflow?: boolean;
+  /**
    * Creates the table with the base columns (id, timestamp, event_message); no-op if it exists.
    * `source` names the source it is for (an engine may lay out a known source's table for its
    * queries, e.g. sort by its project).

@@ -6,6 +6,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import type { Source, SourceInput } from '../metadata/sources.ts';
+import { allColumns } from '../storage/overflow.ts';
 import type { FieldType, TableSchema } from '../storage/schema.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
@@ -185,7 +186,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
       const source = mustGet(req.params.id);
       const schema = sources.schema(source.id);
       if (!schema) throw new QuarryError('NOT_FOUND', `Source ${source.id} has no table yet.`);
-      return { id: source.id, name: source.name, columns: schema.columns };
+      return { id: source.id, name: source.name, columns: allColumns(schema) };
     },
   );
 };

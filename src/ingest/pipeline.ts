@@ -19,10 +19,11 @@ import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
 import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
-import { mergeSchema, mergeTypes } from '../storage/infer.ts';
+import { mergeTypes } from '../storage/infer.ts';
+import { growSchema } from '../storage/overflow.ts';
 import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
-import type { SourceRef, SourceTables } from '../storage/sources.ts';
+import type { GrowthLimits, SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
 import { nowMicros } from './normalise.ts';
 import type { PreparedRequest } from './prepare.ts';
@@ -66,6 +67,8 @@ export class IngestService {
   private readonly retryAfter: number;
   private readonly log: (message: string) => void;
   private readonly limits: SchemaLimits;
+  /** The limits on schema growth, with the typed budget only when storage keeps an overflow. */
+  private readonly growth: GrowthLimits;
   private queue: Pending[] = [];
   private queued = 0;
   private writing: Promise<void> | undefined;
@@ -86,6 +89,10 @@ export class IngestService {
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
     this.limits = options.limits ?? defaultSchemaLimits;
+    this.growth = {
+      maxFields: this.limits.maxFields,
+      maxTypedFields: options.storage.keepsOverflow === true ? this.limits.maxTypedFields : Number.POSITIVE_INFINITY,
+    };
   }
 
   /** Events accepted but not yet committed. */
@@ -225,7 +232,7 @@ export class IngestService {
     if (entry === undefined || entry.name !== p.source.name) return true;
     const observed = p.prepared.observed;
     if (observed === undefined || fitsSchema(observed, entry.schema.columns)) return false;
-    return mergeSchema(entry.schema, observed).changes.length > 0;
+    return growSchema(entry.schema, observed, this.growth.maxTypedFields ?? Number.POSITIVE_INFINITY).changes.length > 0;
   }
 
   private markAppending(group: readonly Pending[], finished: Promise<void>): void {
@@ -289,7 +296,7 @@ export class IngestService {
       observed = observed === undefined ? t : mergeTypes(observed, t);
     }
     await this.sources.ensure(source);
-    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
+    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth);
   }
 
   /** Takes a queued request out and fails it. */
@@ -372,7 +379,7 @@ export class IngestService {
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.limits.maxFields);
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth);
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
       for (const p of requests) appendStored(events, p.prepared, columns);

@@ -97,6 +97,7 @@ export function prepareRequest(
     observed = inferFields(fields, observed);
   }
   out.observed = observed;
+  if (out.raw !== undefined) out.raw.keys = observed === undefined ? [] : Object.keys(observed);
   return out;
 }
 

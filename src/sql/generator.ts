@@ -18,7 +18,8 @@ import type { BinaryOp, CastType, DatePart, Query } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { capRows, optimise } from './optimise.ts';
 import { resolveQuery } from './resolve.ts';
-import type { OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
+import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
+import { columnStorage } from './resolved.ts';
 import { type LateMaterialisation, lateMaterialise } from './rewrite.ts';
 import type { Catalog } from '../storage/schema.ts';
 import { assertNever, type VType } from './types.ts';
@@ -450,9 +451,28 @@ export abstract class SqlPrinter {
   }
 
   private column(e: Extract<RExpr, { kind: 'column' }>): string {
-    let sql = e.from.kind === 'element' ? this.element(e.from) : `${this.quoteIdent(e.from.alias)}.${this.quoteIdent(e.column!)}`;
+    let sql: string;
+    if (e.from.kind === 'element') sql = this.element(e.from);
+    else {
+      const storage = columnStorage(e);
+      if (storage !== 'typed') return this.overflowColumn(e, storage);
+      sql = this.typedColumn(e);
+    }
     for (const f of e.fields) sql = this.fieldAccess(sql, f, true);
     return sql;
+  }
+
+  /** A stored table's column as stored (without its fields). */
+  protected typedColumn(e: Extract<RExpr, { kind: 'column' }>): string {
+    return `${this.quoteIdent(e.from.alias)}.${this.quoteIdent(e.column!)}`;
+  }
+
+  /**
+   * A field kept, wholly or partly, in the table's catch-all overflow column (src/storage/overflow.ts).
+   * Only engines whose storage keeps one (`StorageEngine.keepsOverflow`) override this.
+   */
+  protected overflowColumn(_e: Extract<RExpr, { kind: 'column' }>, _storage: Exclude<ColumnStorage, 'typed'>): string {
+    throw new QuarryError('INTERNAL', 'this engine keeps no overflow column');
   }
 
   private func(call: RFunc): string {

@@ -19,6 +19,7 @@
  * saving if the source already has fields (strictSourceColumns).
  */
 import { QuarryError } from '../errors.ts';
+import { allColumns } from '../storage/overflow.ts';
 import type { CastType, DatePart, Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
 import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
@@ -293,8 +294,9 @@ class Resolver {
       } else {
         const source = this.options.catalog.sourceByName(f.name);
         if (!source) throw new QuarryError('QUERY_NOT_ALLOWED', `can't find source ${f.name}`);
-        const columns = freeze(Object.entries(source.schema.columns).map(([name, t]) => freeze({ name, type: fromFieldType(t) })));
-        entry = { names, range: freeze({ kind: 'table', alias, table: source.table, columns }), columns, physical: true };
+        const columns = freeze(Object.entries(allColumns(source.schema)).map(([name, t]) => freeze({ name, type: fromFieldType(t) })));
+        const typed = source.schema.overflow === undefined ? {} : { typed: source.schema.columns };
+        entry = { names, range: freeze({ kind: 'table', alias, table: source.table, columns, ...typed }), columns, physical: true };
       }
     }
     if (scope.ranges.some((r) => r.range.alias === entry.range.alias)) {

@@ -13,6 +13,8 @@
  *
  * Nodes are frozen when built (`freeze`) and never edited; rewrites (rewrite.ts) build new ones.
  */
+import { own } from '../storage/fields.ts';
+import type { FieldType } from '../storage/schema.ts';
 import type { BinaryOp, CastType, DatePart, Literal } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { assertNever, type VType } from './types.ts';
@@ -24,8 +26,17 @@ export interface OutColumn {
 
 /** A name in FROM that columns are read through. Compared by identity. */
 export type RangeVar =
-  /** A source's stored table. */
-  | { readonly kind: 'table'; readonly alias: string; readonly table: string; readonly columns: readonly OutColumn[] }
+  /**
+   * A source's stored table. `columns` are every field readers see; when some are kept in the
+   * table's catch-all column (src/storage/overflow.ts), `typed` is the part stored as columns.
+   */
+  | {
+      readonly kind: 'table';
+      readonly alias: string;
+      readonly table: string;
+      readonly columns: readonly OutColumn[];
+      readonly typed?: Readonly<Record<string, FieldType>>;
+    }
   /** A CTE read by name (`cte` is its name as defined). */
   | { readonly kind: 'cte'; readonly alias: string; readonly cte: string; readonly columns: readonly OutColumn[] }
   | { readonly kind: 'derived'; readonly alias: string; readonly columns: readonly OutColumn[] }
@@ -168,6 +179,35 @@ export interface RQuery {
   readonly offset: RExpr | undefined;
   /** The result columns. */
   readonly columns: readonly OutColumn[];
+}
+
+/**
+ * Where a column reference's value is stored: in the table's typed columns; only in its
+ * catch-all overflow column (read it as JSON at the path `column.fields…`); or, for a record,
+ * partly in each (`mixed`: some field at some depth below it is in the overflow).
+ */
+export type ColumnStorage = 'typed' | 'overflow' | 'mixed';
+
+export function columnStorage(e: Extract<RExpr, { kind: 'column' }>): ColumnStorage {
+  const from = e.from;
+  if (from.kind !== 'table' || from.typed === undefined || e.column === undefined) return 'typed';
+  let t = own(from.typed, e.column);
+  for (const f of e.fields) {
+    if (t === undefined) return 'overflow';
+    t = t.kind === 'record' ? own(t.fields, f) : undefined;
+  }
+  if (t === undefined) return 'overflow';
+  return hasMoreFields(e.type, t) ? 'mixed' : 'typed';
+}
+
+/** True when the record type `v` has a field, at any depth, that the stored type `t` lacks. */
+function hasMoreFields(v: VType, t: FieldType): boolean {
+  if (v.k !== 'record' || t.kind !== 'record') return false;
+  for (const name of Object.keys(v.fields)) {
+    const inner = own(t.fields, name);
+    if (inner === undefined || hasMoreFields(v.fields[name] as VType, inner)) return true;
+  }
+  return false;
 }
 
 /** Freezes a node (shallowly: its children, arrays included, were frozen when they were built). */

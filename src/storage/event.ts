@@ -29,4 +29,6 @@ export interface StoredEvent {
 export interface RawEventArray {
   text: string;
   count: number;
+  /** The top-level fields its events carry (spelt as in the schema); storage writes only those. */
+  keys?: readonly string[];
 }

@@ -20,7 +20,7 @@
 import type { FieldType, TableSchema } from './schema.ts';
 import { baseColumns } from './schema.ts';
 import type { JsonObject, JsonValue } from './event.ts';
-import { copyFields, emptyFields, own, setOwn } from './fields.ts';
+import { copyFields, emptyFields, findOwnName, own, setOwn } from './fields.ts';
 
 export const STRING: FieldType = { kind: 'scalar', type: 'string' };
 export const INT: FieldType = { kind: 'scalar', type: 'int' };
@@ -43,7 +43,11 @@ export type SchemaChange =
    */
   | { kind: 'add_field'; path: string[]; type: FieldType }
   /** A column whose type changed in a way that needs its stored values converted. */
-  | { kind: 'retype_column'; column: string; from: FieldType; to: FieldType };
+  | { kind: 'retype_column'; column: string; from: FieldType; to: FieldType }
+  /** A new field kept in the table's catch-all column (src/storage/overflow.ts); no DDL but that column. */
+  | { kind: 'overflow_field'; path: string[]; type: FieldType }
+  /** A field of the catch-all column whose type changed: only the catalogue changes. */
+  | { kind: 'overflow_retype'; path: string[]; from: FieldType; to: FieldType };
 
 export interface SchemaMerge {
   schema: TableSchema;
@@ -184,10 +188,7 @@ export function mergeTypes(a: FieldType, b: FieldType): FieldType {
 
 /** The existing spelling of `key` in `fields`, compared case-insensitively. */
 export function findName(fields: Record<string, unknown>, key: string): string | undefined {
-  if (Object.hasOwn(fields, key)) return key;
-  const lower = key.toLowerCase();
-  for (const name in fields) if (name.toLowerCase() === lower) return name;
-  return undefined;
+  return findOwnName(fields, key);
 }
 
 export function sameType(a: FieldType, b: FieldType): boolean {

@@ -3,7 +3,9 @@
  *
  * - `maxFields`: leaf fields per source, at any depth (a scalar, or a list of scalars, counts one;
  *   `id`, `timestamp` and `event_message` do not count). An event that would add fields beyond it
- *   is refused with a 400 naming the first such field.
+ *   is refused with a 400 naming the first such field. Fields in the overflow count too.
+ * - `maxTypedFields`: leaf fields kept as typed columns; fields arriving beyond it are kept in the
+ *   table's catch-all column (src/storage/overflow.ts), when the engine has one.
  * - `maxDepth`: objects and arrays nest at most this many levels inside an event (`metadata` is
  *   level 1, `metadata.request` level 2); a deeper object or array is kept, whole, as its JSON text
  *   in a string field at its place.
@@ -15,12 +17,14 @@ import { baseColumns } from './schema.ts';
 
 export interface SchemaLimits {
   maxFields: number;
+  /** Leaf fields kept as typed columns; later ones go to the overflow (src/storage/overflow.ts). */
+  maxTypedFields: number;
   maxDepth: number;
   maxKeyLength: number;
 }
 
 /** BigQuery allows 10,000 columns and 15 nested levels; key names here follow Logflare's 128. */
-export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 10_000, maxDepth: 20, maxKeyLength: 128 });
+export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 10_000, maxTypedFields: 100, maxDepth: 20, maxKeyLength: 128 });
 
 /** Leaf fields of one type. */
 export function leafCount(type: FieldType): number {
@@ -37,12 +41,13 @@ export function leafCount(type: FieldType): number {
   }
 }
 
-/** Leaf fields of a table, base columns excluded. */
+/** Leaf fields of a table, typed or kept in its overflow, base columns excluded. */
 export function schemaLeafCount(schema: TableSchema): number {
   let n = 0;
   for (const name of Object.keys(schema.columns)) {
     if (!Object.hasOwn(baseColumns, name)) n += leafCount(schema.columns[name] as FieldType);
   }
+  if (schema.overflow !== undefined) n += leafCount({ kind: 'record', fields: schema.overflow });
   return n;
 }
 
@@ -63,22 +68,28 @@ export function checkFieldLimit(before: TableSchema, changes: readonly SchemaCha
   let total = schemaLeafCount(before);
   let breach: string | undefined;
   for (const change of changes) {
-    switch (change.kind) {
-      case 'add_column':
-        total += leafCount(change.type);
-        if (total > maxFields) breach ??= change.column;
-        break;
-      case 'add_field':
-        total += leafCount(change.type);
-        if (total > maxFields) breach ??= fieldPath(change.path);
-        break;
-      case 'retype_column':
-        total += leafCount(change.to) - leafCount(change.from);
-        if (total > maxFields) breach ??= change.column;
-        break;
-    }
+    total += added(change);
+    if (total > maxFields) breach ??= changedField(change);
   }
   return breach === undefined || total <= maxFields ? undefined : { path: breach, limit: maxFields, total };
+}
+
+/** Leaf fields a change adds (negative when a retype leaves fewer). */
+function added(change: SchemaChange): number {
+  switch (change.kind) {
+    case 'add_column':
+    case 'add_field':
+    case 'overflow_field':
+      return leafCount(change.type);
+    case 'retype_column':
+    case 'overflow_retype':
+      return leafCount(change.to) - leafCount(change.from);
+  }
+}
+
+/** The field a change is about, as a dotted path. */
+function changedField(change: SchemaChange): string {
+  return change.kind === 'add_column' || change.kind === 'retype_column' ? change.column : fieldPath(change.path);
 }
 
 function fieldPath(path: readonly string[]): string {

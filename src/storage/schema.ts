@@ -15,6 +15,12 @@ export type FieldType =
 /** Top-level columns of a source table, in creation order. Always has id, timestamp, event_message. */
 export interface TableSchema {
   columns: Record<string, FieldType>;
+  /**
+   * Fields kept in the table's catch-all column beyond the typed-field budget, as a tree of their
+   * paths and types (src/storage/overflow.ts); absent while the source has none. Readers see both
+   * through `allColumns`.
+   */
+  overflow?: Record<string, FieldType>;
 }
 
 /** What the SQL layer needs to know about a source: its names and its current schema. */

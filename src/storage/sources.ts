@@ -9,6 +9,7 @@ import type { SchemaCatalog } from './catalog.ts';
 import type { SchemaChange } from './infer.ts';
 import { mergeSchema, sameType } from './infer.ts';
 import { checkFieldLimit } from './limits.ts';
+import { growSchema } from './overflow.ts';
 import type { FieldType, SourceTable, TableSchema } from './schema.ts';
 import { baseColumns, withoutBase } from './schema.ts';
 
@@ -22,6 +23,13 @@ export interface SourceRef {
 /** `src_` + the id's letters and digits: a physical name that needs no quoting and never collides. */
 export function physicalTableName(sourceId: string): string {
   return `src_${sourceId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+}
+
+/** How far `evolve` may grow a schema (src/storage/limits.ts); unbounded when absent. */
+export interface GrowthLimits {
+  maxFields?: number;
+  /** Beyond it new fields go to the overflow; give it only for engines that keep one. */
+  maxTypedFields?: number;
 }
 
 export class SourceTables {
@@ -45,10 +53,21 @@ export class SourceTables {
         await this.engine.createSourceTable(entry.table, { name: entry.name });
         const base: TableSchema = { columns: { ...baseColumns } };
         const { schema, changes } = mergeSchema(base, withoutBase(entry.schema.columns));
-        await this.engine.applySchemaChanges(entry.table, base, schema, changes);
+        const overflow = entry.schema.overflow;
+        // The overflow's fields come back as changes too, so the engine adds its catch-all column.
+        const all = overflow === undefined ? changes : [...changes, ...overflowChanges(overflow)];
+        await this.engine.applySchemaChanges(entry.table, base, overflow === undefined ? schema : { ...schema, overflow }, all);
         continue;
       }
-      if (!sameSchema(stored, entry.schema)) await this.catalog.put({ ...entry, schema: stored });
+      // The stored table is the truth for the typed columns; only the catalogue knows the
+      // overflow's fields (they need no DDL), so they are kept.
+      if (!sameSchema(stored, entry.schema)) {
+        const schema: TableSchema = entry.schema.overflow === undefined ? { columns: stored.columns } : { columns: stored.columns, overflow: entry.schema.overflow };
+        await this.catalog.put({ ...entry, schema });
+      }
+      if (entry.schema.overflow !== undefined && stored.overflow === undefined) {
+        await this.engine.applySchemaChanges(entry.table, stored, entry.schema, overflowChanges(entry.schema.overflow));
+      }
     }
   }
 
@@ -99,11 +118,12 @@ export class SourceTables {
   async evolve(
     sourceId: string,
     observed: Record<string, FieldType>,
-    maxFields = Number.POSITIVE_INFINITY,
+    limits: GrowthLimits = {},
   ): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
     const entry = this.catalog.sourceById(sourceId);
     if (entry === undefined) throw new Error(`no table for source ${sourceId}`);
-    const { schema, changes } = mergeSchema(entry.schema, observed);
+    const maxFields = limits.maxFields ?? Number.POSITIVE_INFINITY;
+    const { schema, changes } = growSchema(entry.schema, observed, limits.maxTypedFields ?? Number.POSITIVE_INFINITY);
     if (changes.length === 0) return { entry, changes };
     const breach = checkFieldLimit(entry.schema, changes, maxFields);
     if (breach !== undefined) {
@@ -118,6 +138,11 @@ export class SourceTables {
     await this.catalog.put(next);
     return { entry: next, changes };
   }
+}
+
+/** Every field of an overflow tree as a change (the catch-all column is then created if missing). */
+function overflowChanges(overflow: Record<string, FieldType>): SchemaChange[] {
+  return Object.keys(overflow).map((name) => ({ kind: 'overflow_field', path: [name], type: overflow[name] as FieldType }));
 }
 
 function sameSchema(a: TableSchema, b: TableSchema): boolean {

@@ -315,6 +315,16 @@ export const functionCases: CorpusCase[] = [
   one('array_slice both before the first', 'array_slice([1, 2, 3, 4, 5], -30, -5)', [1]),
   one('array_slice start past the last', 'array_slice([1, 2, 3, 4, 5], 5, 30)', []),
   {
+    name: 'array_slice of a stored list',
+    sql: "select id, array_slice(m.tags, 0, 0) as first, array_slice(m.tags, -1, -1) as last from edge_logs cross join unnest(metadata) as m where id in ('e1', 'e2') order by id",
+    expect: rows(['id', 'first', 'last'], ['e1', ['a'], ['b']], ['e2', [], []]),
+  },
+  {
+    name: 'array_slice of a stored list of records',
+    sql: "select array_slice(m.context, 1, 5) as v from storage_logs cross join unnest(metadata) as m where id = 's2'",
+    expect: rows(['v'], [[{ host: 'h3', pid: 3 }]]),
+  },
+  {
     name: 'array_slice of a column',
     sql: "select array_slice(split(event_message, ' | '), 1, -2) as v from edge_logs where id = 'e1'",
     expect: rows(['v'], [['200', '10.0.0.1']]),

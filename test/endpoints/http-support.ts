@@ -27,6 +27,12 @@ export async function ingest(s: TestServer, source: string, events: readonly Row
   assert.equal(r.status, 200, `ingest into ${source}: ${text}`);
 }
 
+/** Posts raw JSON text into `source` (so keys such as `__proto__` stay keys); the status and body. */
+export async function postText(s: TestServer, source: string, text: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await s.fetch(`/api/logs?source_name=${encodeURIComponent(source)}`, { method: 'POST', headers: json, body: text });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
 export interface QueryOptions {
   method?: 'GET' | 'POST';
   /** POST only: the JSON body. */

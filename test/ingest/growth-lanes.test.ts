@@ -25,7 +25,7 @@ async function open(maxFields = 10_000) {
   const ingest = new IngestService({
     sources: stack.sources,
     storage: stack.storage,
-    limits: { maxFields, maxDepth: 20, maxKeyLength: 128 },
+    limits: { maxFields, maxTypedFields: 10_000, maxDepth: 20, maxKeyLength: 128 },
   });
   const count = async (table: string): Promise<number> => {
     const conn = await db.connect();

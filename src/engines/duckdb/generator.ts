@@ -25,6 +25,9 @@ import {
   SqlPrinter,
 } from '../../sql/generator.ts';
 import type { RExpr, RFactor } from '../../sql/resolved.ts';
+import { freeze } from '../../sql/resolved.ts';
+import { emptyFields, setOwn } from '../../storage/fields.ts';
+import { OVERFLOW_COLUMN } from './types.ts';
 import { assertNever, isScalar, type VType } from '../../sql/types.ts';
 import { duckDbFunctions, duckPart, stringToTimestamp } from './generator-functions.ts';
 
@@ -59,6 +62,8 @@ export const printerEmits: readonly string[] = [
   'array_extract',
   'list_extract',
   'struct_extract',
+  'json_extract',
+  'json_transform',
   '+',
   '-',
   '*',
@@ -176,7 +181,63 @@ export class DuckDbPrinter extends SqlPrinter {
     return `${alias}."rowid"`;
   }
 
+  /**
+   * A field kept in the catch-all column (src/storage/overflow.ts), read from its JSON and cast
+   * to the catalogued type with `json_transform` (a `string` field reads other JSON values as
+   * their text, as the conflict rule stores them). A record partly typed and partly there is put
+   * together field by field, NULL where neither part holds anything.
+   */
+  protected override overflowColumn(e: Extract<RExpr, { kind: 'column' }>, storage: 'overflow' | 'mixed'): string {
+    const path = [e.column!, ...e.fields];
+    const json = `json_extract(${this.quoteIdent(e.from.alias)}.${this.quoteIdent(OVERFLOW_COLUMN)}, ${this.stringLiteral(jsonPath(path))})`;
+    if (storage === 'overflow') return `json_transform(${json}, ${this.stringLiteral(JSON.stringify(jsonStructureOf(e.type)))})`;
+    if (e.type.k !== 'record') throw new QuarryError('INTERNAL', 'only a record is stored partly in the overflow');
+    let typed = this.typedColumn(e);
+    for (const f of e.fields) typed = this.fieldAccess(typed, f, true);
+    const parts = Object.entries(e.type.fields).map(([name, type]) => ({
+      name,
+      sql: this.expr(freeze({ ...e, fields: freeze([...e.fields, name]), type })),
+    }));
+    return `CASE WHEN ${typed} IS NULL AND ${json} IS NULL THEN NULL ELSE ${this.struct(parts)} END`;
+  }
+
   protected unnestElements(f: Extract<RFactor, { kind: 'unnestList' }>, array: string): string {
     return `unnest(${f.keepEmpty ? `CASE WHEN len(${array}) > 0 THEN ${array} ELSE [NULL] END` : array})`;
+  }
+}
+
+/** A JSON path naming each key exactly (keys are sanitised names, but quoted all the same). */
+function jsonPath(path: readonly string[]): string {
+  return `$${path.map((p) => `."${p.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join('')}`;
+}
+
+/** `json_transform`'s structure argument for a value of type `t`. */
+function jsonStructureOf(t: VType): unknown {
+  switch (t.k) {
+    case 'scalar':
+      switch (t.t) {
+        case 'int':
+          return 'BIGINT';
+        case 'float':
+          return 'DOUBLE';
+        case 'bool':
+          return 'BOOLEAN';
+        case 'timestamp':
+          return 'TIMESTAMP';
+        default:
+          return 'VARCHAR';
+      }
+    case 'record': {
+      const out = emptyFields<unknown>();
+      for (const [name, f] of Object.entries(t.fields)) setOwn(out, name, jsonStructureOf(f));
+      return out;
+    }
+    case 'list':
+      return [jsonStructureOf(t.element)];
+    case 'missing':
+    case 'unknown':
+      return 'JSON';
+    default:
+      return assertNever(t);
   }
 }

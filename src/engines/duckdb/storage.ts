@@ -24,21 +24,26 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBT
 import { DuckDBTypeId } from '@duckdb/node-api';
 import type { StorageEngine, TableBatch } from '../storage-engine.ts';
 import { conformObject } from '../../storage/conform.ts';
+import { overflowPart } from '../../storage/overflow.ts';
 import type { StoredEvent } from '../../storage/event.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
-import { convertExpression, duckDbType, jsonStructure, quoteIdent, quoteString } from './types.ts';
+import { convertExpression, duckDbType, jsonStructure, OVERFLOW_COLUMN, quoteIdent, quoteString } from './types.ts';
+import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import { serialQueue } from '../../serial-queue.ts';
 
 const STAGE = 'quarry_stage_events';
 const STAGE_ARRAYS = 'quarry_stage_arrays';
 
-/** How one table's batches move from the staging tables: the schema's fields and the INSERTs. */
+
+/**
+ * How batches of one shape (the set of top-level fields its events carry) move from the staging
+ * tables into one table: INSERTs naming only those columns, so neither their preparing nor their
+ * JSON conversion grows with the table's width (DuckDB still fills the other columns with NULL).
+ */
 interface Plan {
-  signature: string;
-  fields: Record<string, FieldType>;
   insertSql: string;
   insertArraysSql: string;
   /** Prepared on first use (parsing and binding these INSERTs costs about a millisecond each). */
@@ -46,15 +51,28 @@ interface Plan {
   insertArrays?: DuckDBPreparedStatement;
 }
 
+/** One table's plans for the schema they were made for, by shape, least recently used first. */
+interface TablePlans {
+  schema: TableSchema;
+  fields: Record<string, FieldType>;
+  overflow: Record<string, FieldType> | undefined;
+  names: readonly string[];
+  shapes: Map<string, Plan>;
+}
+
+/** Shapes remembered per table and writer connection (an ordinary source sends a handful). */
+const SHAPES_PER_TABLE = 16;
+
 /** One writer connection with its own staging tables and prepared INSERTs. */
 interface Writer {
   conn: DuckDBConnection;
-  plans: Map<string, Plan>;
+  plans: Map<string, TablePlans>;
   /** Settles when this writer's last COMMIT has finished. */
   committing: Promise<unknown>;
 }
 
 export class DuckDbStorage implements StorageEngine {
+  readonly keepsOverflow = true;
   /** Schema changes and reads run on the first writer's connection. */
   private readonly conn: DuckDBConnection;
   private readonly writers: Writer[];
@@ -75,7 +93,7 @@ export class DuckDbStorage implements StorageEngine {
   private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
     this.conn = conns[0] as DuckDBConnection;
     this.ddlConn = ddlConn;
-    this.writers = conns.map((conn) => ({ conn, plans: new Map<string, Plan>(), committing: Promise.resolve() }));
+    this.writers = conns.map((conn) => ({ conn, plans: new Map<string, TablePlans>(), committing: Promise.resolve() }));
   }
 
   /**
@@ -88,7 +106,7 @@ export class DuckDbStorage implements StorageEngine {
       const conn = await db.connect();
       // TEMP: lives in memory, per connection, never in the WAL. `tbl` says which batch of the
       // group a row belongs to, so the whole group is staged with one appender per staging table.
-      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR)`);
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR, overflow VARCHAR)`);
       await conn.run(
         `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
       );
@@ -108,7 +126,7 @@ export class DuckDbStorage implements StorageEngine {
   dropSourceTable(table: string): Promise<void> {
     return this.exclusive(async () => {
       await this.conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
-      for (const w of this.writers) dropPlan(w, table);
+      for (const w of this.writers) dropPlans(w, table);
     });
   }
 
@@ -116,21 +134,30 @@ export class DuckDbStorage implements StorageEngine {
    * Runs beside appends, on the schema connection (the caller appends nothing to `table` until it
    * resolves); after and before every operation that needs the database alone.
    */
-  applySchemaChanges(table: string, _before: TableSchema, _after: TableSchema, changes: readonly SchemaChange[]): Promise<void> {
-    if (changes.length === 0) return Promise.resolve();
+  applySchemaChanges(table: string, before: TableSchema, _after: TableSchema, changes: readonly SchemaChange[]): Promise<void> {
+    const t = quoteIdent(table);
+    const statements: string[] = [];
+    let overflow = before.overflow !== undefined;
+    for (const change of changes) {
+      const sql = alterStatement(t, change, overflow, before.overflow);
+      if (sql === undefined) continue;
+      statements.push(sql);
+      overflow ||= change.kind === 'overflow_field' || change.kind === 'overflow_retype';
+    }
+    // Fields of an existing overflow column need nothing but their catalogue entry.
+    if (statements.length === 0) return Promise.resolve();
     const conn = this.ddlConn;
     const earlier = [...(this.appendsOf.get(table) ?? [])];
     return this.track(this.changesOf, [table], async () => {
       await Promise.allSettled(earlier);
-      return this.ddl(() => this.alter(conn, table, changes));
+      return this.ddl(() => this.alter(conn, statements));
     });
   }
 
-  private async alter(conn: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
-    const t = quoteIdent(table);
+  private async alter(conn: DuckDBConnection, statements: readonly string[]): Promise<void> {
     await conn.run('BEGIN TRANSACTION');
     try {
-      for (const change of changes) await conn.run(alterStatement(t, change));
+      for (const sql of statements) await conn.run(sql);
       await conn.run('COMMIT');
     } catch (e) {
       await conn.run('ROLLBACK').catch(() => undefined);
@@ -173,8 +200,11 @@ export class DuckDbStorage implements StorageEngine {
       const names = result.columnNames();
       const types = result.columnTypes();
       // fromEntries defines every name as an own key (`__proto__` included: names are user input).
-      const columns: Record<string, FieldType> = Object.fromEntries(names.map((name, i) => [name, fieldType(types[i] as DuckDBType)]));
-      return { columns };
+      const columns: Record<string, FieldType> = Object.fromEntries(
+        names.flatMap((name, i) => (name === OVERFLOW_COLUMN ? [] : [[name, fieldType(types[i] as DuckDBType)]])),
+      );
+      // Which fields the catch-all column holds is known only to the catalogue.
+      return names.includes(OVERFLOW_COLUMN) ? { columns, overflow: {} } : { columns };
     });
   }
 
@@ -217,18 +247,21 @@ export class DuckDbStorage implements StorageEngine {
   /** BEGIN, staging and the INSERTs of one group on `w` (rolled back if any of it fails). */
   private async insert(w: Writer, work: readonly TableBatch[]): Promise<void> {
     const conn = w.conn;
-    const plans = work.map((b) => planFor(w, b.table, b.schema));
+    const tables = work.map((b) => tablePlans(w, b.table, b.schema));
     await conn.run('BEGIN TRANSACTION');
     try {
-      const staged = await stage(conn, work, plans);
+      const staged = await stage(conn, work, tables);
       for (let k = 0; k < work.length; k++) {
-        const plan = plans[k] as Plan;
-        if ((staged.rows[k] as number) > 0) {
+        const rows = staged.rows[k] as number;
+        const arrays = staged.arrays[k] as number;
+        if (rows === 0 && arrays === 0) continue;
+        const plan = planFor((work[k] as TableBatch).table, tables[k] as TablePlans, staged.shapes[k] as Set<string>);
+        if (rows > 0) {
           plan.insert ??= await conn.prepare(plan.insertSql);
           plan.insert.bindInteger(1, k);
           await plan.insert.run();
         }
-        if ((staged.arrays[k] as number) > 0) {
+        if (arrays > 0) {
           plan.insertArrays ??= await conn.prepare(plan.insertArraysSql);
           plan.insertArrays.bindInteger(1, k);
           await plan.insertArrays.run();
@@ -271,7 +304,7 @@ export class DuckDbStorage implements StorageEngine {
   close(): Promise<void> {
     return this.exclusive(async () => {
       for (const w of this.writers) {
-        for (const table of [...w.plans.keys()]) dropPlan(w, table);
+        for (const table of [...w.plans.keys()]) dropPlans(w, table);
         w.conn.closeSync();
       }
       this.ddlConn.closeSync();
@@ -289,69 +322,110 @@ export class DuckDbStorage implements StorageEngine {
   }
 }
 
-/** The DDL statement of one schema change on table `t` (already quoted). */
-function alterStatement(t: string, change: SchemaChange): string {
+/**
+ * The DDL statement of one schema change on table `t` (already quoted); `overflow` says whether
+ * the table has its catch-all column already, `overflowFields` what the catalogue had in it.
+ */
+function alterStatement(t: string, change: SchemaChange, overflow: boolean, overflowFields: Record<string, FieldType> | undefined): string | undefined {
   switch (change.kind) {
+    case 'overflow_field':
+    case 'overflow_retype':
+      return overflow ? undefined : `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(OVERFLOW_COLUMN)} VARCHAR`;
     case 'add_column':
       return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quoteIdent(change.column)} ${duckDbType(change.type)}`;
     case 'add_field':
       return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`;
     case 'retype_column': {
       const c = quoteIdent(change.column);
-      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to)}`;
+      let using = convertExpression(c, change.from, change.to);
+      if (change.to.kind !== 'record' && overflowFields !== undefined && own(overflowFields, change.column) !== undefined) {
+        // The record's overflowed fields join its text (src/storage/overflow.ts).
+        const extra = `json_extract(${quoteIdent(OVERFLOW_COLUMN)}, ${quoteString(`$.${JSON.stringify(change.column)}`)})`;
+        using = `CASE WHEN ${extra} IS NULL THEN ${using} ELSE CAST(json_merge_patch(COALESCE(to_json(${c}), '{}'), ${extra}) AS VARCHAR) END`;
+      }
+      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${using}`;
     }
   }
 }
 
-/**
- * The INSERT for a table's current schema. Every field of an event travels as one JSON text and
- * is cast to a STRUCT of the schema's columns, then spread into them: one string per event crosses
- * from JavaScript, and the parsing runs on DuckDB's threads.
- */
-function planFor(w: Writer, table: string, schema: TableSchema): Plan {
-  const fields = withoutBase(schema.columns);
-  const names = Object.keys(fields);
-  const signature = names.length === 0 ? '' : duckDbType({ kind: 'record', fields });
+/** The writer's plans for `table` under `schema`; those made for an earlier schema are dropped. */
+function tablePlans(w: Writer, table: string, schema: TableSchema): TablePlans {
   const existing = w.plans.get(table);
-  if (existing !== undefined && existing.signature === signature) return existing;
-  dropPlan(w, table);
+  if (existing !== undefined && existing.schema === schema) return existing;
+  dropPlans(w, table);
+  const fields = withoutBase(schema.columns);
+  const plans: TablePlans = { schema, fields, overflow: schema.overflow, names: Object.keys(fields), shapes: new Map() };
+  w.plans.set(table, plans);
+  return plans;
+}
+
+/**
+ * The INSERTs for batches carrying the fields in `present`. Each event's fields travel as one JSON
+ * text and are cast to a STRUCT of those columns, then spread into them: one string per event
+ * crosses from JavaScript, and the parsing runs on DuckDB's threads.
+ */
+function planFor(table: string, plans: TablePlans, present: ReadonlySet<string>): Plan {
+  const names = present.size === 0 ? [] : plans.names.filter((n) => present.has(n));
+  const overflow = present.has(OVERFLOW_COLUMN);
+  const key = overflow ? `${names.join('\u0000')}\u0000${OVERFLOW_COLUMN}` : names.join('\u0000');
+  const existing = plans.shapes.get(key);
+  if (existing !== undefined) {
+    plans.shapes.delete(key);
+    plans.shapes.set(key, existing);
+    return existing;
+  }
+  if (plans.shapes.size >= SHAPES_PER_TABLE) {
+    const [oldest, plan] = plans.shapes.entries().next().value as [string, Plan];
+    destroyPlan(plan);
+    plans.shapes.delete(oldest);
+  }
+  const fields = emptyFields<FieldType>();
+  for (const n of names) setOwn(fields, n, plans.fields[n] as FieldType);
+  const record: FieldType = { kind: 'record', fields };
   const targets = ['id', 'timestamp', 'event_message', ...names.map(quoteIdent)].join(', ');
   const spread = names.map((n) => `, struct_extract(f, ${quoteString(n)})`).join('');
-  const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure({ kind: 'record', fields })));
+  const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure(record)));
+  const overflowTarget = overflow ? `, ${quoteIdent(OVERFLOW_COLUMN)}` : '';
+  const overflowValue = overflow ? ', overflow' : '';
   const insertSql =
     names.length === 0
-      ? `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message FROM temp.main.${STAGE} WHERE tbl = $1`
-      : `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT id, ts, event_message, json_transform(fields, ${structure}) AS f FROM temp.main.${STAGE} WHERE tbl = $1)`;
+      ? `INSERT INTO ${quoteIdent(table)} (${targets}${overflowTarget}) SELECT id, make_timestamp(ts), event_message${overflowValue} FROM temp.main.${STAGE} WHERE tbl = $1`
+      : `INSERT INTO ${quoteIdent(table)} (${targets}${overflowTarget}) SELECT id, make_timestamp(ts), event_message${spread}${overflowValue} FROM (SELECT id, ts, event_message, json_transform(fields, ${structure}) AS f${overflowValue} FROM temp.main.${STAGE} WHERE tbl = $1)`;
   // Several unnest() in one select list run side by side, element i of each on row i.
-  const arrayStructure = names.length === 0 ? '' : quoteString(JSON.stringify([jsonStructure({ kind: 'record', fields })]));
+  const arrayStructure = names.length === 0 ? '' : quoteString(JSON.stringify([jsonStructure(record)]));
   const insertArraysSql = `INSERT INTO ${quoteIdent(table)} (${targets}) SELECT id, make_timestamp(ts), event_message${spread} FROM (SELECT unnest(json_transform(ids, '["VARCHAR"]')) AS id, unnest(json_transform(ts, '["BIGINT"]')) AS ts, unnest(json_transform(event_messages, '["VARCHAR"]')) AS event_message${
     names.length === 0 ? '' : `, unnest(json_transform(events, ${arrayStructure})) AS f`
   } FROM temp.main.${STAGE_ARRAYS} WHERE tbl = $1)`;
-  const plan: Plan = { signature, fields, insertSql, insertArraysSql };
-  w.plans.set(table, plan);
+  const plan: Plan = { insertSql, insertArraysSql };
+  plans.shapes.set(key, plan);
   return plan;
 }
 
-/** Fills the staging tables with a group's batches; returns how many rows each batch put in each. */
+/**
+ * Fills the staging tables with a group's batches; returns how many rows each batch put in each,
+ * and the top-level fields each batch's events carry.
+ */
 async function stage(
   conn: DuckDBConnection,
   batches: readonly TableBatch[],
-  plans: readonly Plan[],
-): Promise<{ rows: number[]; arrays: number[] }> {
+  tables: readonly TablePlans[],
+): Promise<{ rows: number[]; arrays: number[]; shapes: Set<string>[] }> {
   const rows = batches.map(() => 0);
   const arrays = batches.map(() => 0);
+  const shapes = batches.map(() => new Set<string>());
   let rowAppender: DuckDBAppender | undefined;
   let arrayAppender: DuckDBAppender | undefined;
   try {
     for (let k = 0; k < batches.length; k++) {
       const events = (batches[k] as TableBatch).events;
-      const plan = plans[k] as Plan;
+      const plans = tables[k] as TablePlans;
+      const shape = shapes[k] as Set<string>;
       for (let i = 0; i < events.length; ) {
         const event = events[i] as StoredEvent;
         const raw = event.raw;
         if (raw === undefined) {
           rowAppender ??= await conn.createAppender(STAGE, 'main', 'temp');
-          appendEvent(rowAppender, k, plan, event);
+          appendEvent(rowAppender, k, plans, event, shape);
           rows[k] = (rows[k] as number) + 1;
           i++;
           continue;
@@ -362,6 +436,7 @@ async function stage(
         }
         arrayAppender ??= await conn.createAppender(STAGE_ARRAYS, 'main', 'temp');
         appendArray(arrayAppender, k, events, i, end, raw.text);
+        for (const key of raw.keys ?? plans.names) shape.add(key);
         arrays[k] = (arrays[k] as number) + 1;
         i = end;
       }
@@ -372,24 +447,36 @@ async function stage(
     rowAppender?.closeSync();
     arrayAppender?.closeSync();
   }
-  return { rows, arrays };
+  return { rows, arrays, shapes };
 }
 
-function dropPlan(w: Writer, table: string): void {
-  const plan = w.plans.get(table);
-  if (plan === undefined) return;
-  plan.insert?.destroySync();
-  plan.insertArrays?.destroySync();
+function dropPlans(w: Writer, table: string): void {
+  const plans = w.plans.get(table);
+  if (plans === undefined) return;
+  for (const plan of plans.shapes.values()) destroyPlan(plan);
   w.plans.delete(table);
 }
 
-function appendEvent(appender: DuckDBAppender, tbl: number, plan: Plan, event: StoredEvent): void {
+function destroyPlan(plan: Plan): void {
+  plan.insert?.destroySync();
+  plan.insertArrays?.destroySync();
+}
+
+function appendEvent(appender: DuckDBAppender, tbl: number, plans: TablePlans, event: StoredEvent, shape: Set<string>): void {
   appender.appendInteger(tbl);
   appender.appendVarchar(event.id);
   appender.appendBigInt(event.timestamp);
   if (event.event_message === null) appender.appendNull();
   else appender.appendVarchar(event.event_message);
-  appender.appendVarchar(JSON.stringify(conformObject(event.fields, plan.fields)));
+  const fields = conformObject(event.fields, plans.fields);
+  for (const key in fields) if (fields[key] !== null) shape.add(key);
+  appender.appendVarchar(JSON.stringify(fields));
+  const overflow = plans.overflow === undefined ? undefined : overflowPart(event.fields, plans.overflow);
+  if (overflow === undefined) appender.appendNull();
+  else {
+    shape.add(OVERFLOW_COLUMN);
+    appender.appendVarchar(JSON.stringify(overflow));
+  }
   appender.endRow();
 }
 

@@ -10,6 +10,13 @@ const scalarTypes: Record<ScalarType, string> = {
   timestamp: 'TIMESTAMP',
 };
 
+/**
+ * The catch-all column of fields beyond the typed budget (src/storage/overflow.ts): a JSON object
+ * text per event holding only those fields. Its name cannot be a sanitised key (those are
+ * `[A-Za-z0-9_]`), so it never meets a field, and queries reach it only through the catalogue.
+ */
+export const OVERFLOW_COLUMN = '$overflow';
+
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
