@@ -183,6 +183,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     database: options.database,
     embedded,
     async problem() {
+      // In-process chDB has no connection to lose (and its ping would wait behind an insert).
+      if (embedded) return undefined;
       const answer = await client.ping({ select: false, abort_signal: AbortSignal.timeout(PROBLEM_TIMEOUT_MS) });
       if (answer.success) return undefined;
       const code = unreachableCode(answer.error) ?? 'no answer';
