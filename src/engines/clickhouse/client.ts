@@ -229,6 +229,16 @@ async function checkRights(client: ClickHouseClient, database: string): Promise<
           { cause: e },
         );
       }
+      const type = (e as { type?: string }).type;
+      if (type === 'READONLY') {
+        throw new Error(
+          `The ClickHouse user lacks a right Quarry needs: it is read-only (its settings profile sets readonly), and Quarry needs ${what} and every other write in database ${database} (ClickHouse said: ${message}). Use a user whose profile allows writes.`,
+          { cause: e },
+        );
+      }
+      if (type === 'AUTHENTICATION_FAILED' || type === 'REQUIRED_PASSWORD' || type === 'WRONG_PASSWORD' || type === 'UNKNOWN_USER') {
+        throw new Error(`ClickHouse did not accept CLICKHOUSE_USER / CLICKHOUSE_PASSWORD (${message.trim()}).`, { cause: e });
+      }
       throw new Error(`ClickHouse refused ${what} in database ${database}: ${message}`, { cause: e });
     }
   }
