@@ -189,11 +189,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   for (const source of sources.list()) await tables.ensure(source);
   // With several nodes, schema growth made elsewhere also reaches this node's catalogue within
   // METADATA_POLL_MS (a query for a new field learns of it at once, see catalog-refresh.ts).
+  let catalogFailing = false;
   const catalogPoll =
     config.databaseUrl === undefined
       ? undefined
       : setInterval(() => {
-          tables.catalog.refresh().catch((e: unknown) => logWarning(e));
+          tables.catalog.refresh().then(
+            () => {
+              catalogFailing = false;
+            },
+            (e: unknown) => {
+              // Told once per outage, not once per check.
+              if (!catalogFailing) logWarning(e);
+              catalogFailing = true;
+            },
+          );
         }, config.metadataPollMs);
   catalogPoll?.unref();
 
@@ -221,8 +231,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     sources: sourceAdmin,
     isReady: () => ready,
     async problems() {
-      const health = await metadata.health();
-      return health.ok ? [] : [health.reason];
+      const [health, engineProblem] = await Promise.all([metadata.health(), engine.problem?.()]);
+      return [...(health.ok ? [] : [health.reason]), ...(engineProblem === undefined ? [] : [engineProblem])];
     },
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -278,6 +288,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           clearTimeout(deadline);
         }
         clearInterval(catalogPoll);
+        // Other nodes' changes are not acted on any more (a reload's listener creates tables in the
+        // engine, which is closed below).
+        await metadata.stopWatching();
         endpoints.close();
         await retention.stop();
         await ingest.close();

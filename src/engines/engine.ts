@@ -20,6 +20,11 @@ export interface Engine {
    * behind the validator). Called once start-up has done what needs them.
    */
   lockDown(): Promise<void>;
+  /**
+   * Why this node cannot use its engine right now (for `GET /health`), or undefined when it can.
+   * An embedded engine has nothing to lose and need not say.
+   */
+  problem?(): Promise<string | undefined>;
   /** Closes connections and flushes; the engine is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -48,6 +48,11 @@ export interface MetadataStore {
   /** Claims the background refresh of one cached result (one node at a time); see records.ts. */
   claimWarming(key: string, holdMs: number): Promise<boolean>;
   health(): Promise<StoreHealth>;
+  /**
+   * Stops acting on other nodes' changes and waits for a reload (and its listeners) in progress:
+   * the first step of shutdown, so no listener touches an engine being closed.
+   */
+  stopWatching(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -134,8 +139,10 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
 
   let pending: Promise<unknown> | undefined;
   let again = false;
+  let watching = true;
   /** Coalesces bursts of notifications into at most one reload running and one waiting. */
   function scheduleRefresh(): void {
+    if (!watching) return;
     if (pending) {
       again = true;
       return;
@@ -349,8 +356,13 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
         return { ok: false, reason: e instanceof Error ? e.message : String(e) };
       }
     },
+    async stopWatching() {
+      watching = false;
+      while (pending) await pending;
+    },
     async close() {
-      await pending;
+      watching = false;
+      while (pending) await pending;
       await queue(async () => undefined);
       await records.close();
     },

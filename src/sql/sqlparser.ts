@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { QuarryError } from '../errors.ts';
 
 // @types/node 20 has no WebAssembly typings; these are the two members used here.
@@ -30,6 +31,11 @@ const require = createRequire(import.meta.url);
 const glueUrl = pathToFileURL(
   path.join(path.dirname(require.resolve('@guanmingchiu/sqlparser-ts')), '..', 'wasm', 'sqlparser_rs_wasm.js'),
 ).href;
+// Out-of-bounds memory accesses are checked by compiled code rather than caught as SIGSEGV by
+// V8's trap handler: embedded chDB (CLICKHOUSE_URL=chdb:) installs ClickHouse's own fatal-signal
+// handlers over V8's, and the trap a crashing parse raises would then freeze the process for
+// minutes and kill it instead of becoming the RuntimeError handled below. Must precede compiling.
+v8.setFlagsFromString('--wasm-enforce-bounds-checks');
 const wasmModule = new WebAssembly.Module(readFileSync(new URL('sqlparser_rs_wasm_bg.wasm', glueUrl)));
 
 let loaded = 0;

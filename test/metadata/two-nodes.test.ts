@@ -10,7 +10,7 @@ import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** METADATA_MAX_STALENESS_MS for these nodes. */
-const STALE_MS = 1500;
+const STALE_MS = 3000;
 
 describe('two nodes on one PostgreSQL', () => {
   let server: TestPostgres;
@@ -127,7 +127,7 @@ describe('two nodes on one PostgreSQL', () => {
       await server.start();
     }
     await eventually('health back after PostgreSQL returns', async () => (await a.fetch('/health')).status === 200);
-    await eventually('tokens accepted again', async () => (await b.fetch(query)).status === 200);
+    await eventually('tokens accepted again on both nodes', async () => (await a.fetch(query)).status === 200 && (await b.fetch(query)).status === 200);
     // Writes work again too.
     assert.equal((await a.fetch('/api/sources', json({ name: 'after.outage' }))).status, 201);
     await eventually('B sees writes after the outage', async () => {

@@ -17,13 +17,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createSource, ingest, type Row } from '../endpoints/http-support.ts';
 import { PRIVATE_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
-import { engineEnv, engines as allEngines } from '../support/engines.ts';
-
-// On ClickHouse (chDB) every attack below is refused as on DuckDB, but the test process then hangs
-// at exit for about five minutes inside chDB's teardown and is killed (SIGSEGV): the run is opt-in
-// (QUARRY_TEST_CLICKHOUSE_HTTP_ESCAPES=1) until that is understood. The ClickHouse engine's own
-// escape suites (test/sql/security.test.ts, test/engines/clickhouse/security.test.ts) always run.
-const engines = allEngines.filter((e) => e !== 'clickhouse' || process.env.QUARRY_TEST_CLICKHOUSE_HTTP_ESCAPES === '1');
+import { engineEnv, engines } from '../support/engines.ts';
 
 const MARK = 'QSECRET';
 

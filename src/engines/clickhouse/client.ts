@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { QuarryError } from '../../errors.ts';
 
 export interface ClickHouseConnectOptions {
   /** `http(s)://host:port` of a server. */
@@ -35,12 +36,71 @@ export interface ClickHouseConnection {
   readonly database: string;
   /** True on embedded chDB (one process, no users or profiles). */
   readonly embedded: boolean;
+  /** Why ClickHouse cannot be used right now (for /health), or undefined when it answers. */
+  problem(): Promise<string | undefined>;
   /**
    * Embedded chDB: inserts through chDB's byte pass-through on the storage session, which skips the
    * client's stream and the statement text it would build (about a quarter of the insert's CPU).
    */
   readonly rawInsert?: RawInsert;
   close(): Promise<void>;
+}
+
+/** How long /health waits for ClickHouse to answer. */
+const PROBLEM_TIMEOUT_MS = 2000;
+
+/** Failures of the connection itself (nothing reached ClickHouse, or its answer was lost). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
+
+/** The error code of a failure to reach ClickHouse (`ECONNREFUSED`, `timeout`, …), or undefined. */
+export function unreachableCode(e: unknown): string | undefined {
+  for (let cause: unknown = e, depth = 0; cause !== null && typeof cause === 'object' && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+    const message = (cause as { message?: unknown }).message;
+    if (typeof message === 'string' && /^(socket hang up|Timeout error)/i.test(message)) return 'timeout';
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The client, with failures to reach ClickHouse turned into `503 UNAVAILABLE` (+ Retry-After): a
+ * request that needs ClickHouse while it is away is answered "try again", never acknowledged and
+ * never a 500. Everything else ClickHouse says passes through unchanged.
+ */
+function withUnavailable(client: ClickHouseClient): ClickHouseClient {
+  const calls = new Set<PropertyKey>(['query', 'insert', 'command', 'exec']);
+  return new Proxy(client, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!calls.has(prop)) return method.bind(target);
+      return async (...args: unknown[]) => {
+        try {
+          return await method.apply(target, args);
+        } catch (e) {
+          const code = unreachableCode(e);
+          if (code === undefined) throw e;
+          throw new QuarryError('UNAVAILABLE', `The event store (ClickHouse) cannot be reached right now (${code}); nothing was acknowledged. Retry shortly.`, {
+            retryAfter: 5,
+            cause: e,
+          });
+        }
+      };
+    },
+  });
 }
 
 interface ChdbRawInsert {
@@ -96,8 +156,12 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
       ...(options.password ? { password: options.password } : {}),
       request_timeout: 300_000,
       clickhouse_settings: { date_time_input_format: 'basic' },
+      // The client would print every failed request to the console; Quarry answers them (503,
+      // /health, its own request log) instead.
+      log: { level: ClickHouseLogLevel.OFF },
     });
   }
+  client = withUnavailable(client);
   const where = embedded ? `embedded chDB in ${options.chdbPath}` : `ClickHouse at ${options.url}`;
   const ping = await client.ping();
   if (!ping.success) {
@@ -118,6 +182,13 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     readers,
     database: options.database,
     embedded,
+    async problem() {
+      const answer = await client.ping({ select: false, abort_signal: AbortSignal.timeout(PROBLEM_TIMEOUT_MS) });
+      if (answer.success) return undefined;
+      const code = unreachableCode(answer.error) ?? 'no answer';
+      // The reason names what failed, never where (no host, port or credentials).
+      return `the event store (ClickHouse) is unreachable (${code})`;
+    },
     ...(rawInsert ? { rawInsert } : {}),
     async close() {
       for (const r of readers) if (r !== client) await r.close();

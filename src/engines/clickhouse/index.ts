@@ -58,6 +58,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
       sources,
       // Caller queries carry their own read-only settings (lockdown.ts); nothing is global here.
       async lockDown() {},
+      problem: () => connection.problem(),
       async close() {
         await query.stopAll();
         await connection.close();

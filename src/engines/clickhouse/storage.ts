@@ -28,6 +28,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { isQuarryError } from '../../errors.ts';
 import { conformObject } from '../../storage/conform.ts';
 import type { JsonObject, JsonValue, StoredEvent } from '../../storage/event.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
@@ -127,8 +128,9 @@ export class ClickHouseStorage implements StorageEngine {
         });
         return;
       } catch (e) {
-        // A refusal by ClickHouse (it answered with an error code) will not change on retry.
-        if (attempt >= INSERT_ATTEMPTS || (e as { code?: string }).code !== undefined) throw e;
+        // Only an insert that got no answer (the connection failed: client.ts makes that 503
+        // UNAVAILABLE) is retried, with the same token; a refusal by ClickHouse will not change.
+        if (attempt >= INSERT_ATTEMPTS || !(isQuarryError(e) && e.code === 'UNAVAILABLE')) throw e;
       }
     }
   }

@@ -35,6 +35,7 @@ const MIGRATION_LOCK = 0x51_7a_72_01;
 const SEED_LOCK = 0x51_7a_72_02;
 const CHANNEL = 'quarry_metadata';
 const PING_TIMEOUT_MS = 2000;
+const POOL_SIZE = 5;
 
 /** Each entry is one migration, applied once, in order, in one transaction. Never edit one; add. */
 const MIGRATIONS: readonly (readonly string[])[] = [
@@ -156,7 +157,7 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
   const node = randomUUID();
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: 5,
+    max: POOL_SIZE,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
   });
@@ -237,11 +238,28 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
   }, pollMs);
   timer.unref();
 
+  /**
+   * A pooled connection with a transaction begun. Connections PostgreSQL dropped while they sat
+   * idle in the pool (it restarted) fail their first statement: each is discarded and the next
+   * tried, so the first change after an outage does not fail for a connection nothing used.
+   */
+  async function begin(statement: string): Promise<pg.PoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      const c = await pool.connect();
+      try {
+        await c.query(statement);
+        return c;
+      } catch (e) {
+        c.release(e instanceof Error ? e : new Error(String(e)));
+        if (attempt > POOL_SIZE) throw e;
+      }
+    }
+  }
+
   async function transaction(work: (c: pg.PoolClient) => Promise<WriteOutcome>): Promise<WriteOutcome> {
-    const c = await pool.connect();
+    const c = await begin('BEGIN');
     let broken: Error | undefined;
     try {
-      await c.query('BEGIN');
       let outcome: WriteOutcome;
       try {
         outcome = await work(c);
@@ -275,9 +293,9 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
     kind: 'postgres',
     async load(): Promise<MetadataSnapshot> {
       const started = Date.now();
-      const c = await pool.connect();
+      const c = await begin('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      let read: [pg.QueryResult, pg.QueryResult, pg.QueryResult, pg.QueryResult<{ definition: string }>];
       try {
-        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const v = await c.query<{ version: string }>('SELECT version FROM quarry_metadata_version');
         const sources = await c.query('SELECT * FROM quarry_sources ORDER BY created_at, name');
         const tokens = await c.query('SELECT * FROM quarry_tokens WHERE revoked_at IS NULL ORDER BY created_at');
@@ -285,27 +303,30 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
           'SELECT definition::text AS definition FROM quarry_endpoints ORDER BY created_at, name',
         );
         await c.query('COMMIT');
-        seen = Number(v.rows[0]?.version ?? 0);
-        confirmed = started;
-        return {
-          sources: sources.rows.map(sourceFromRow),
-          tokens: tokens.rows.map((r: Row) => ({
-            hash: String(r.token_hash),
-            token: {
-              id: String(r.id),
-              description: r.description === null ? null : String(r.description),
-              scopes: String(r.scopes).split(' ').filter(Boolean),
-              created_at: iso(r.created_at),
-            },
-          })),
-          endpoints: endpoints.rows.map((r) => endpointFromDocument(r.definition)),
-        };
+        read = [v, sources, tokens, endpoints];
       } catch (e) {
         await c.query('ROLLBACK').catch(() => undefined);
+        // Not given back to the pool: the connection may be what failed.
+        c.release(e instanceof Error ? e : new Error(String(e)));
         throw e;
-      } finally {
-        c.release();
       }
+      c.release();
+      const [v, sources, tokens, endpoints] = read;
+      seen = Number(v.rows[0]?.version ?? 0);
+      confirmed = started;
+      return {
+        sources: sources.rows.map(sourceFromRow),
+        tokens: tokens.rows.map((r: Row) => ({
+          hash: String(r.token_hash),
+          token: {
+            id: String(r.id),
+            description: r.description === null ? null : String(r.description),
+            scopes: String(r.scopes).split(' ').filter(Boolean),
+            created_at: iso(r.created_at),
+          },
+        })),
+        endpoints: endpoints.rows.map((r) => endpointFromDocument(r.definition)),
+      };
     },
     write(w: MetadataWrite): Promise<WriteOutcome> {
       const { sql, values, mustMatch } = statementOf(w);
