@@ -58,3 +58,35 @@ export function peakRssBytes(pid: number): number {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/** CPU time (user + system) a live process has used, in clock ticks, or NaN. */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) in parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Waits until a process has used less than `share` of one core for two seconds in a row (its
+ * background work after ingest, e.g. ClickHouse merging parts or DuckDB checkpointing, is done),
+ * at most `maxMs`. Returns the milliseconds waited.
+ */
+export async function waitQuiet(pid: number, maxMs = 120_000, share = 0.1): Promise<number> {
+  const started = Date.now();
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  let quiet = 0;
+  let last = cpuTicks(pid);
+  while (Date.now() - started < maxMs && Number.isFinite(last)) {
+    await sleep(1_000);
+    const now = cpuTicks(pid);
+    quiet = (now - last) / ticksPerSecond < share ? quiet + 1 : 0;
+    last = now;
+    if (quiet >= 2) break;
+  }
+  return Date.now() - started;
+}

@@ -38,6 +38,8 @@ export interface BenchResult {
     retries: number;
     bytesOnDisk: number;
     bytesPerEvent: number;
+    /** Time the service's background work took after ingest, waited before the queries (ms). */
+    settleMs?: number;
   } | null;
   baselineLoad: { events: number; eventsPerSecond: number; bytes: number; bytesPerEvent: number; indexMs: number } | null;
   queries: Partial<Record<CaseId, CaseResult>>;

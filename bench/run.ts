@@ -29,6 +29,7 @@ import { CASES } from './cases.ts';
 import type { LimitRun } from './limit.ts';
 import { runLimit } from './limit.ts';
 import { runClickHouseLimit } from './limit-clickhouse.ts';
+import { waitQuiet } from './procs.ts';
 import { directoryBytes, QuarryClient, startQuarry } from './quarry.ts';
 import type { BenchEngine, BenchResult, CaseResult } from './report.ts';
 import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
@@ -96,6 +97,8 @@ function engineEnv(engine: BenchEngine): Record<string, string> {
 /** What one engine's half of the run measured. */
 interface EngineRun {
   ingest: BenchResult['ingest'];
+  /** How long the service took to go quiet after ingest, before the queries (ms). */
+  settleMs?: number;
   ours: Partial<Record<CaseId, Summary>>;
   oursRows: Partial<Record<CaseId, number>>;
   oursErrors: Partial<Record<CaseId, string>>;
@@ -151,6 +154,11 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
       bytesOnDisk: 0,
       bytesPerEvent: 0,
     };
+    // Queries are timed once the service's background work after ingest (merges, checkpoints) is
+    // done, as the limit finds the data after the service has stopped.
+    const waited = await waitQuiet(service.pid);
+    log(`  the service was quiet after ${(waited / 1000).toFixed(1)} s`);
+    out.settleMs = waited;
     const client = new QuarryClient(service);
     try {
       log(`Quarry on ${name}: ${o.runs} runs per question ...`);
@@ -211,7 +219,7 @@ function engineResult(base: BenchResult, engine: BenchEngine, run: EngineRun, ba
     ...base,
     engine,
     versions: { ...base.versions, ...(engine === 'clickhouse' ? { chdb: versionOf('chdb'), '@clickhouse/client': versionOf('@clickhouse/client') } : {}) },
-    ingest: run.ingest,
+    ingest: run.ingest === null ? null : { ...run.ingest, ...(run.settleMs === undefined ? {} : { settleMs: run.settleMs }) },
     cacheHit: run.cacheHit,
     peakRssBytes: run.peakRssBytes,
     queries: {},
