@@ -13,8 +13,8 @@
  * typed stays typed (its type conflicts retype the column as before); a field already in the
  * overflow stays there (its type conflicts only change the catalogue's type: the JSON keeps each
  * value, shaped to the type of its time, and reading casts it to the current type). One
- * exception: a typed top-level record that becomes text (a conflict) takes its overflowed fields
- * into that text. A new field inside a list of records is always typed (a list's elements cannot
+ * exception: a typed record that becomes text (a conflict), at any depth, takes its overflowed
+ * fields into that text. A new field inside a list of records is always typed (a list's elements cannot
  * be split between a column and the overflow); `maxFields` still bounds those.
  *
  * Keys are user input: records here are written with `setOwn` and read with `own`/`findName`.
@@ -86,18 +86,36 @@ export function growSchema(schema: TableSchema, observed: Fields, maxTypedFields
   }
   const before = schema.overflow ?? emptyFields<FieldType>();
   let overflow = Object.keys(toOverflow).length === 0 ? schema.overflow : mergeFields(before, toOverflow);
-  // A typed record that becomes text takes its overflowed fields into that text (the engine
-  // merges them into the rewritten values), so they leave the overflow.
-  for (const change of typed.changes) {
-    if (change.kind !== 'retype_column' || change.to.kind === 'record' || overflow === undefined) continue;
-    const name = findName(overflow, change.column);
-    if (name !== undefined) overflow = withoutPath(overflow, [name]);
-  }
+  // A typed record that becomes text, at any depth, takes its overflowed fields into that text
+  // (the engine merges them into the rewritten values), so they leave the overflow.
+  if (overflow !== undefined && typed.changes.some((c) => c.kind === 'retype_column')) overflow = withoutShadowed(overflow, typed.schema.columns);
   const changes: SchemaChange[] = [...typed.changes];
   if (overflow !== undefined && overflow !== schema.overflow) diffOverflow(before, overflow, [], changes);
   if (changes.length === 0) return { schema, changes };
   const next: TableSchema = overflow === undefined ? { columns: typed.schema.columns } : { columns: typed.schema.columns, overflow };
   return { schema: next, changes };
+}
+
+/** `overflow` without the records whose typed counterpart is no longer a record (the same object if none). */
+function withoutShadowed(overflow: Fields, typed: Fields): Fields {
+  let out: Fields | undefined;
+  for (const key of Object.keys(overflow)) {
+    const o = overflow[key] as FieldType;
+    const name = findName(typed, key);
+    const t = name === undefined ? undefined : typed[name];
+    if (t === undefined || o.kind !== 'record') continue;
+    let next: FieldType | undefined = o;
+    if (t.kind !== 'record') next = undefined;
+    else {
+      const inner = withoutShadowed(o.fields, t.fields);
+      if (inner !== o.fields) next = Object.keys(inner).length === 0 ? undefined : { kind: 'record', fields: inner };
+    }
+    if (next === o) continue;
+    out ??= copyFields(overflow);
+    if (next === undefined) delete out[key];
+    else setOwn<FieldType>(out, key, next);
+  }
+  return out ?? overflow;
 }
 
 /** `mergeTypes` of two records' fields, one lookup per field of `b` (`a` may be large). */

@@ -2,7 +2,8 @@
  * Fields beyond a source's typed budget (INGEST_MAX_TYPED_FIELDS) are kept in its catch-all
  * overflow column and read back through the same names, with the catalogued types, over HTTP
  * against the real server: new top-level keys and nested fields, type conflicts, records partly
- * typed and partly overflowed, awkward key names, after a restart, through LQL and the sandbox.
+ * typed and partly overflowed, records that become text, awkward key names, after a restart,
+ * through LQL and the sandbox.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -124,6 +125,24 @@ describe('fields beyond the typed budget', () => {
     assert.deepEqual(JSON.parse(got[0]!.m as string), { x: 1, y: 'y' });
     assert.deepEqual(JSON.parse(got[1]!.m as string), { x: null, y: null, z: 'z3' });
     assert.equal(got[2]!.m, 'plain text');
+  });
+
+  it('a nested typed record that becomes text takes its overflowed fields too', async () => {
+    // n.r is typed (n.r.a); n.r.b arrives past the budget, then n.r becomes text.
+    const s2 = await startTestServer({ INGEST_MAX_TYPED_FIELDS: '1' });
+    try {
+      await createSource(s2, 'nest');
+      await ingest(s2, 'nest', [{ id: 'n1', n: { r: { a: 1 } } }]);
+      await ingest(s2, 'nest', [{ id: 'n2', n: { r: { a: 2, b: 'kept' } } }]);
+      await ingest(s2, 'nest', [{ id: 'n3', n: { r: 'text now' } }]);
+      const got = await select(s2, 'select id, nn.r from `nest` cross join unnest(n) as nn order by id');
+      assert.deepEqual(
+        got.map((r) => (r.id === 'n3' ? r.r : JSON.parse(r.r as string))),
+        [{ a: 1 }, { a: 2, b: 'kept' }, 'text now'],
+      );
+    } finally {
+      await s2.close();
+    }
   });
 
   it('the field limit counts overflowed fields: past it a request is refused naming the field, and nothing is lost', async () => {

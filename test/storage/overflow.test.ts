@@ -52,6 +52,12 @@ describe('growSchema', () => {
     assert.equal(changes[0]?.kind, 'retype_column');
   });
 
+  it('a nested typed record that becomes text takes its overflowed fields with it', () => {
+    const { schema } = growSchema(table({ n: rec({ r: rec({ a: INT }), s: INT }) }, { n: rec({ r: rec({ b: STRING }), t: INT }) }), { n: rec({ r: STRING }) }, 1);
+    assert.deepEqual(schema.columns.n, rec({ r: STRING, s: INT }));
+    assert.deepEqual(schema.overflow, { n: rec({ t: INT }) });
+  });
+
   it('matches keys case-insensitively across typed columns and the overflow', () => {
     const { schema } = growSchema(table({ Abc: STRING }, { Def: INT }), { abc: STRING, DEF: INT }, 1);
     assert.deepEqual(Object.keys(schema.columns), ['id', 'timestamp', 'event_message', 'Abc']);

@@ -9,10 +9,11 @@
  */
 import { type Config, chdbPath, databasePath } from '../../config.ts';
 import type { JsonObject, StoredEvent } from '../../storage/event.ts';
+import { allColumns } from '../../storage/overflow.ts';
 import { withoutBase } from '../../storage/schema.ts';
 import { openDuckDb } from '../duckdb/database.ts';
 import { DuckDbCatalogRepository } from '../duckdb/storage-catalog.ts';
-import { quoteIdent as duckIdent } from '../duckdb/types.ts';
+import { quoteIdent as duckIdent, OVERFLOW_COLUMN } from '../duckdb/types.ts';
 import { openClickHouseEngine } from './index.ts';
 
 export interface MigrationReport {
@@ -43,9 +44,11 @@ export async function migrateToClickHouse(config: Config, log: (line: string) =>
       if ((before?.get(created.table) ?? 0) > 0) {
         throw new Error(`ClickHouse already holds events of source ${entry.name}: nothing was copied for it (empty the table first)`);
       }
-      const { entry: grown } = await target.sources.evolve(entry.id, withoutBase(entry.schema.columns));
+      // Every field, typed or kept in DuckDB's overflow column (src/storage/overflow.ts).
+      const { entry: grown } = await target.sources.evolve(entry.id, withoutBase(allColumns(entry.schema)));
       const fields = Object.keys(withoutBase(entry.schema.columns));
-      const packed = fields.length === 0 ? "'{}'" : `CAST(to_json(struct_pack(${fields.map((f) => `${duckIdent(f)} := ${duckIdent(f)}`).join(', ')})) AS VARCHAR)`;
+      let packed = fields.length === 0 ? "'{}'" : `CAST(to_json(struct_pack(${fields.map((f) => `${duckIdent(f)} := ${duckIdent(f)}`).join(', ')})) AS VARCHAR)`;
+      if (entry.schema.overflow !== undefined) packed = `CAST(json_merge_patch(${packed}, COALESCE(${duckIdent(OVERFLOW_COLUMN)}, '{}')) AS VARCHAR)`;
       let copied = 0;
       for (let offset = 0; ; offset += BATCH) {
         const reader = await conn.runAndReadAll(

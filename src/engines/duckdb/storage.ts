@@ -337,13 +337,9 @@ function alterStatement(t: string, change: SchemaChange, overflow: boolean, over
       return `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${change.path.map(quoteIdent).join('.')} ${duckDbType(change.type)}`;
     case 'retype_column': {
       const c = quoteIdent(change.column);
-      let using = convertExpression(c, change.from, change.to);
-      if (change.to.kind !== 'record' && overflowFields !== undefined && own(overflowFields, change.column) !== undefined) {
-        // The record's overflowed fields join its text (src/storage/overflow.ts).
-        const extra = `json_extract(${quoteIdent(OVERFLOW_COLUMN)}, ${quoteString(`$.${JSON.stringify(change.column)}`)})`;
-        using = `CASE WHEN ${extra} IS NULL THEN ${using} ELSE CAST(json_merge_patch(COALESCE(to_json(${c}), '{}'), ${extra}) AS VARCHAR) END`;
-      }
-      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${using}`;
+      // Overflowed fields of a record that becomes text join its text (src/storage/overflow.ts).
+      const kept = overflowFields === undefined ? undefined : { type: own(overflowFields, change.column), path: [change.column] };
+      return `ALTER TABLE ${t} ALTER COLUMN ${c} SET DATA TYPE ${duckDbType(change.to)} USING ${convertExpression(c, change.from, change.to, 0, kept)}`;
     }
   }
 }

@@ -39,15 +39,29 @@ export function duckDbType(type: FieldType): string {
 }
 
 /**
+ * Where a converted value's overflowed fields are (src/storage/overflow.ts): the overflow's type at
+ * this place, and its path there. A record that becomes text takes them into its text.
+ */
+export interface OverflowAt {
+  type: FieldType | undefined;
+  path: readonly string[];
+}
+
+/**
  * A SQL expression converting `expr` (of type `from`) to `to`, where `to` is `from` merged with
  * something else under the conflict rule (src/storage/infer.ts). Used to rewrite a column in place
  * when its type changes; values read back exactly as if they had been ingested with the new type.
+ * With `kept`, a record that becomes text merges in its fields from the overflow column.
  */
-export function convertExpression(expr: string, from: FieldType, to: FieldType, depth = 0): string {
+export function convertExpression(expr: string, from: FieldType, to: FieldType, depth = 0, kept?: OverflowAt): string {
   if (to.kind === 'scalar') {
     if (from.kind === 'scalar') return from.type === to.type ? expr : `CAST(${expr} AS ${scalarTypes[to.type]})`;
     // A record or list widened to string keeps its JSON text.
-    return `CAST(to_json(${expr}) AS VARCHAR)`;
+    const text = `CAST(to_json(${expr}) AS VARCHAR)`;
+    if (kept?.type?.kind !== 'record') return text;
+    const path = `$${kept.path.map((p) => `.${JSON.stringify(p)}`).join('')}`;
+    const extra = `json_extract(${quoteIdent(OVERFLOW_COLUMN)}, ${quoteString(path)})`;
+    return `CASE WHEN ${extra} IS NULL THEN ${text} ELSE CAST(json_merge_patch(COALESCE(to_json(${expr}), '{}'), ${extra}) AS VARCHAR) END`;
   }
   if (to.kind === 'list' && from.kind === 'list') {
     const v = `x${depth}`;
@@ -56,10 +70,11 @@ export function convertExpression(expr: string, from: FieldType, to: FieldType, 
   if (to.kind === 'record' && from.kind === 'record') {
     const parts = Object.entries(to.fields).map(([name, t]) => {
       const old = own(from.fields, name);
+      const inner = kept?.type?.kind === 'record' ? { type: own(kept.type.fields, name), path: [...kept.path, name] } : undefined;
       const value =
         old === undefined
           ? `CAST(NULL AS ${duckDbType(t)})`
-          : convertExpression(`struct_extract(${expr}, ${quoteString(name)})`, old, t, depth + 1);
+          : convertExpression(`struct_extract(${expr}, ${quoteString(name)})`, old, t, depth + 1, inner);
       return `${quoteIdent(name)} := ${value}`;
     });
     return `CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${parts.join(', ')}) END`;
