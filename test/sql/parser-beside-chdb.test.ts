@@ -7,7 +7,7 @@
  * instead of hanging the suite.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,23 +31,15 @@ await c.close();
 test('a query that crashes the parser is refused beside embedded chDB, and parsing goes on', { skip: !engines.includes('clickhouse') && 'chdb is not installed' }, async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-parser-chdb-'));
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: root,
-      env: { ...process.env, CHDB_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined, CHDB_DIR: dir },
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
-    assert.equal(code, 0, `the child froze or crashed (exit ${code}): ${err.slice(-500)}`);
+    assert.equal(child.status, 0, `the child froze or crashed (exit ${child.status}, ${child.signal}): ${child.stderr.slice(-500)}`);
+    const out = child.stdout;
     const answer = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { poison: string; after: number };
     assert.match(answer.poison, /too complex to parse/);
     assert.equal(answer.after, 1);
