@@ -183,6 +183,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     database: options.database,
     embedded,
     async problem() {
+      // In-process chDB has no connection to lose (and its ping would wait behind an insert).
+      if (embedded) return undefined;
       const answer = await client.ping({ select: false, abort_signal: AbortSignal.timeout(PROBLEM_TIMEOUT_MS) });
       if (answer.success) return undefined;
       const code = unreachableCode(answer.error) ?? 'no answer';
@@ -226,6 +228,16 @@ async function checkRights(client: ClickHouseClient, database: string): Promise<
           `The ClickHouse user lacks a right Quarry needs: ${grant ?? what} (for ${what} in database ${database}). Grant it, or use another CLICKHOUSE_USER.`,
           { cause: e },
         );
+      }
+      const type = (e as { type?: string }).type;
+      if (type === 'READONLY') {
+        throw new Error(
+          `The ClickHouse user lacks a right Quarry needs: it is read-only (its settings profile sets readonly), and Quarry needs ${what} and every other write in database ${database} (ClickHouse said: ${message}). Use a user whose profile allows writes.`,
+          { cause: e },
+        );
+      }
+      if (type === 'AUTHENTICATION_FAILED' || type === 'REQUIRED_PASSWORD' || type === 'WRONG_PASSWORD' || type === 'UNKNOWN_USER') {
+        throw new Error(`ClickHouse did not accept CLICKHOUSE_USER / CLICKHOUSE_PASSWORD (${message.trim()}).`, { cause: e });
       }
       throw new Error(`ClickHouse refused ${what} in database ${database}: ${message}`, { cause: e });
     }

@@ -25,23 +25,7 @@ export interface QuerySettings {
   maxMemoryBytes: number;
   /** `log_comment`: finds the query again to stop it (`quarry:<uuid>`). */
   marker?: string;
-  /** Planner settings the server knows (`PLAN_SETTINGS`, as found by the runner at warm-up). */
-  plan?: readonly string[];
 }
-
-/**
- * Planner settings for the generated queries' shape, applied where the server has them (a newer
- * ClickHouse; an unknown setting would fail every query). A filter on a CTE whose rows are
- * ordered (`logs.all`'s `order by t.timestamp desc`) is pushed below that sort only after PREWHERE
- * was chosen: the second pass makes it a PREWHERE again (`id = …` read before anything else), and
- * the top-k dynamic filter, which took PREWHERE's place for the CTE's sort, is left out. Single log
- * by id at 300k events: 64 ms → 13 ms; the other bench questions unchanged within noise
- * (docs/SCALING.md).
- */
-export const PLAN_SETTINGS: Readonly<Record<string, number>> = {
-  optimize_prewhere_after_pushdown: 1,
-  use_top_k_dynamic_filtering: 0,
-};
 
 /** The SETTINGS clause appended to every generated caller query. */
 export function querySettings(s: QuerySettings): string {
@@ -61,10 +45,6 @@ export function querySettings(s: QuerySettings): string {
     ['output_format_json_quote_decimals', 0],
     ['allow_experimental_correlated_subqueries', 1],
   ];
-  for (const name of s.plan ?? []) {
-    const value = PLAN_SETTINGS[name];
-    if (value !== undefined) settings.push([name, value]);
-  }
   if (s.maxMemoryBytes > 0) settings.push(['max_memory_usage', Math.floor(s.maxMemoryBytes)]);
   if (s.marker !== undefined && /^quarry:[0-9a-f-]+$/.test(s.marker)) settings.push(['log_comment', `'${s.marker}'`]);
   // Last, so every setting above is applied before the query becomes read-only.

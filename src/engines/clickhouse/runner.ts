@@ -12,7 +12,7 @@ import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-e
 import { TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
 import { generateClickHouse } from './printer.ts';
-import { checkTranslatedSql, PLAN_SETTINGS, querySettings } from './lockdown.ts';
+import { checkTranslatedSql, querySettings } from './lockdown.ts';
 
 export interface ClickHouseQueryRunnerOptions {
   /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
@@ -37,8 +37,6 @@ export class ClickHouseQueryRunner implements QueryEngine {
   private readonly busy: number[];
   /** Translations for this runner's database. */
   private readonly translations: TranslationCache;
-  /** The planner settings of PLAN_SETTINGS this server knows (found at warm-up). */
-  private plan: readonly string[] = [];
 
   constructor(private readonly options: ClickHouseQueryRunnerOptions) {
     this.busy = options.readers.map(() => 0);
@@ -100,8 +98,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
     try {
       const result = await client.query({
         query:
-          generated.sql +
-          querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker, plan: this.plan }),
+          generated.sql + querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker }),
         query_params: values,
         format: 'JSONEachRow',
         abort_signal: abort.signal,
@@ -160,20 +157,6 @@ export class ClickHouseQueryRunner implements QueryEngine {
    * milliseconds, which would otherwise land on some caller's time limit.
    */
   async warm(): Promise<void> {
-    const first = this.options.readers[0];
-    if (first) {
-      try {
-        const known = await first.query({
-          query: 'SELECT name FROM system.settings WHERE has({names:Array(String)}, name)',
-          query_params: { names: Object.keys(PLAN_SETTINGS) },
-          format: 'JSONEachRow',
-        });
-        this.plan = ((await known.json()) as { name: string }[]).map((r) => r.name);
-      } catch {
-        // A server that does not show its settings runs the queries without them.
-        this.plan = [];
-      }
-    }
     for (const client of this.options.readers) {
       const r = await client.query({ query: 'SELECT explain FROM (EXPLAIN AST SELECT 1)', format: 'JSONEachRow' });
       await r.json();

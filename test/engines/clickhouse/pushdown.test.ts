@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PLAN_SETTINGS, querySettings } from '../../../src/engines/clickhouse/lockdown.ts';
 import { generateClickHouse } from '../../../src/engines/clickhouse/printer.ts';
 import { logsAllSql } from '../../../src/endpoints/supabase/index.ts';
 import { prepareEndpointQuery } from '../../../src/sql/index.ts';
@@ -74,24 +73,5 @@ describe('ClickHouse: paths below a CTE column', { skip: !engines.includes('clic
       { catalog: t.catalog, database: 'quarry_test' },
     );
     assert.doesNotMatch(grouped.sql, /__p\d+/);
-  });
-
-  it('a filter on an ordered CTE is read first (PREWHERE) with the planner settings the server knows', async () => {
-    const { generated } = generate("select id, timestamp, event_message, metadata from edge_logs where id = 'e1' limit 1");
-    const names = Object.keys(PLAN_SETTINGS);
-    const settings = querySettings({ timeoutMs: 5_000, maxRows: 10, maxMemoryBytes: 0, plan: [...names, 'not_a_setting'] });
-    for (const name of names) assert.ok(settings.includes(name), name);
-    assert.ok(!settings.includes('not_a_setting'));
-    // chDB knows them (the runner asks system.settings at warm-up), and with them the id test is
-    // part of PREWHERE: the row is found before the project's other columns are read.
-    const known = await t.connection!.client.query({
-      query: 'SELECT count() AS n FROM system.settings WHERE has({names:Array(String)}, name)',
-      query_params: { names },
-      format: 'JSONEachRow',
-    });
-    assert.deepEqual(await known.json(), [{ n: names.length }]);
-    const params = { project: 'default', iso_timestamp_start: null, iso_timestamp_end: null };
-    const text = await plan(`${generated.sql}${settings.replace(', readonly = 1', '')}`, params);
-    assert.match(text, /Prewhere filter column: .*id = 'e1'/);
   });
 });
