@@ -24,7 +24,7 @@ export interface SchemaLimits {
 }
 
 /** BigQuery allows 10,000 columns and 15 nested levels; key names here follow Logflare's 128. */
-export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 10_000, maxTypedFields: 100, maxDepth: 20, maxKeyLength: 128 });
+export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 10_000, maxTypedFields: 64, maxDepth: 20, maxKeyLength: 128 });
 
 /** Leaf fields of one type. */
 export function leafCount(type: FieldType): number {

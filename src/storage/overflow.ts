@@ -68,8 +68,9 @@ export function growSchema(schema: TableSchema, observed: Fields, maxTypedFields
     typedObserved = emptyFields<FieldType>();
     for (const key of Object.keys(split.typed)) {
       const t = split.typed[key] as FieldType;
-      if (findName(schema.columns, key) !== undefined || room > 0) {
-        if (findName(schema.columns, key) === undefined) room--;
+      const known = findName(schema.columns, key) !== undefined;
+      if (known || room > 0) {
+        if (!known) room--;
         setOwn(typedObserved, key, t);
       } else addAt(toOverflow, [key], t);
     }
