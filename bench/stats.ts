@@ -30,8 +30,12 @@ export function summarise(samples: readonly number[]): Summary {
   };
 }
 
-/** Times `fn` `runs` times after `warmup` untimed calls; milliseconds. */
-export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 1): Promise<Summary> {
+/**
+ * Times `fn` `runs` times after `warmup` untimed calls; milliseconds. Three warm-up calls by
+ * default: an engine's caches (ClickHouse's marks and compiled expressions, DuckDB's buffers) and
+ * the JIT of the request path settle over more than one call.
+ */
+export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 3): Promise<Summary> {
   for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -141,7 +141,8 @@ export async function runBaseline(
     out.results[id] = await timeRuns(async () => {
       const res = await client.query(text, values);
       rows = res.rowCount ?? res.rows.length;
-    }, runs);
+      // One warm-up: its queries take seconds each.
+    }, runs, 1);
     out.rows[id] = rows;
     log(`  baseline ${id.padEnd(26)} p50 ${out.results[id]?.p50.toFixed(1).padStart(8)} ms  (${rows} rows)`);
   }
