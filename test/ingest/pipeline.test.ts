@@ -247,11 +247,11 @@ describe('IngestService', () => {
     const ids = ['x', 'x', 'a', 'y', 'y', 'b'];
     // Groups: [x] [x, a] [y, y] [b]; the second repeats the first's id while it may be committing,
     // the third repeats an id within itself, and both are in flight together.
+    // Which of two requests repeating an id wins depends on which commits first, so the test asks
+    // for exactly one winner per repeated id and that the stored ids are exactly the accepted ones.
     const results = await Promise.allSettled(ids.map((id) => s.ingest.ingest(src, [{ id, event_message: id }])));
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
-    );
+    const accepted = ids.filter((_, i) => results[i]?.status === 'fulfilled');
+    assert.deepEqual([...accepted].sort(), ['a', 'b', 'x', 'y']);
     assert.deepEqual((await rows(s, src.name, 'id')).map((r) => r.id).sort(), ['a', 'b', 'seed', 'x', 'y']);
     assert.equal(s.ingest.queuedEvents, 0);
     await s.close();
