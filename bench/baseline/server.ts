@@ -19,31 +19,33 @@ function findBinDir(): string | undefined {
   return BIN_DIRS.find((d) => existsSync(path.join(d, 'initdb')));
 }
 
-async function install(log: (line: string) => void): Promise<void> {
-  if (process.getuid?.() !== 0) {
-    throw new Error('PostgreSQL is not installed and the bench is not root: install `postgresql` or pass --no-baseline');
-  }
+/**
+ * The directory of Debian's PostgreSQL binaries, installing the package first when it is missing
+ * (as root only; `notRoot` is the message otherwise).
+ */
+export async function ensurePostgresInstalled(log: (line: string) => void, notRoot: string): Promise<string> {
+  const found = findBinDir();
+  if (found !== undefined) return found;
+  if (process.getuid?.() !== 0) throw new Error(notRoot);
   log('  installing PostgreSQL (apt-get install -y postgresql) ...');
   const update = await run('apt-get', ['update']);
   if (update.code !== 0) throw new Error(`apt-get update failed: ${update.stderr.slice(-500)}`);
   const inst = await run('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql']);
   if (inst.code !== 0) throw new Error(`apt-get install postgresql failed: ${inst.stderr.slice(-500)}`);
+  const bin = findBinDir();
+  if (bin === undefined) throw new Error('PostgreSQL was installed but initdb was not found');
+  return bin;
 }
 
 /** Runs a PostgreSQL tool as the `postgres` user when we are root (initdb refuses root). */
-function asPostgres(bin: string, args: readonly string[]) {
+export function asPostgres(bin: string, args: readonly string[]) {
   if (process.getuid?.() !== 0) return run(bin, args);
   const quoted = [bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   return run('su', ['postgres', '-s', '/bin/sh', '-c', quoted]);
 }
 
 export async function startPostgres(workDir: string, log: (line: string) => void): Promise<PgServer> {
-  let bin = findBinDir();
-  if (bin === undefined) {
-    await install(log);
-    bin = findBinDir();
-    if (bin === undefined) throw new Error('PostgreSQL was installed but initdb was not found');
-  }
+  const bin = await ensurePostgresInstalled(log, 'PostgreSQL is not installed and the bench is not root: install `postgresql` or pass --no-baseline');
   const dataDir = path.join(workDir, 'pgdata');
   const socketDir = path.join(workDir, 'pgsock');
   rmSync(dataDir, { recursive: true, force: true });
@@ -72,13 +74,12 @@ export async function startPostgres(workDir: string, log: (line: string) => void
   const start = await asPostgres(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', path.join(workDir, 'pg.log'), '-w', 'start']);
   if (start.code !== 0) throw new Error(`pg_ctl start failed: ${start.stderr.slice(-800)} ${start.stdout.slice(-800)}`);
   const version = (await run(path.join(bin, 'postgres'), ['--version'])).stdout.trim();
-  const binDir = bin;
   return {
     host: '127.0.0.1',
     port,
     version,
     async stop() {
-      await asPostgres(path.join(binDir, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+      await asPostgres(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
     },
   };
 }
