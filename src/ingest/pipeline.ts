@@ -263,24 +263,15 @@ export class IngestService {
       await Promise.resolve();
       const requests = this.queue.filter((p) => p.source.id === source.id);
       await Promise.all([...(this.appending.get(source.id) ?? [])]);
-      try {
-        await this.grow(source, requests);
-        for (const p of requests) p.grown = true;
-        return;
-      } catch (e) {
-        if (requests.length === 1 || isDiskFull(e)) {
-          for (const p of requests) this.drop(p, e);
-          return;
-        }
-      }
-      for (const p of requests) {
-        try {
-          await this.grow(source, [p]);
+      await wholeThenEach(
+        requests,
+        this.grow(source, requests),
+        (p) => this.grow(source, [p]),
+        (p) => {
           p.grown = true;
-        } catch (e) {
-          this.drop(p, e);
-        }
-      }
+        },
+        (p, e) => this.drop(p, e),
+      );
     })().finally(() => {
       this.growing.delete(source.id);
       this.pump();
@@ -306,26 +297,14 @@ export class IngestService {
     this.fail(p, e);
   }
 
-  private async writeGroup(group: Pending[], committed: Promise<void>): Promise<void> {
-    try {
-      await committed;
-      for (const p of group) this.settle(p);
-      return;
-    } catch (e) {
-      // Alone, or on a full disk (where every retry would fail too), the error is each request's.
-      if (group.length === 1 || isDiskFull(e)) {
-        for (const p of group) this.fail(p, e);
-        return;
-      }
-    }
-    for (const p of group) {
-      try {
-        await this.store([p]).committed;
-        this.settle(p);
-      } catch (e) {
-        this.fail(p, e);
-      }
-    }
+  private writeGroup(group: Pending[], committed: Promise<void>): Promise<void> {
+    return wholeThenEach(
+      group,
+      committed,
+      (p) => this.store([p]).committed,
+      (p) => this.settle(p),
+      (p, e) => this.fail(p, e),
+    );
   }
 
   private fail(p: Pending, e: unknown): void {
@@ -402,5 +381,37 @@ function appendStored(out: StoredEvent[], prepared: PreparedRequest, columns: Re
     };
     if (raw !== undefined) event.raw = raw;
     out.push(event);
+  }
+}
+
+/**
+ * Settles `items` by the outcome of `whole`, the attempt for all of them together. When it fails,
+ * each item is tried alone with `one`, so one bad request does not fail its neighbours; not when
+ * it was alone, nor on a full disk, where every retry would fail too and the error is each item's.
+ */
+async function wholeThenEach<T>(
+  items: readonly T[],
+  whole: Promise<void>,
+  one: (item: T) => Promise<void>,
+  ok: (item: T) => void,
+  fail: (item: T, e: unknown) => void,
+): Promise<void> {
+  try {
+    await whole;
+    for (const item of items) ok(item);
+    return;
+  } catch (e) {
+    if (items.length === 1 || isDiskFull(e)) {
+      for (const item of items) fail(item, e);
+      return;
+    }
+  }
+  for (const item of items) {
+    try {
+      await one(item);
+      ok(item);
+    } catch (e) {
+      fail(item, e);
+    }
   }
 }
