@@ -20,6 +20,12 @@ export interface StorageEngine {
    */
   readonly keepsOverflow?: boolean;
   /**
+   * Set when the engine batches appends itself (ClickHouse: per table, src/engines/clickhouse/
+   * insert-lanes.ts): the ingest pipeline then hands each request over on its own as it arrives,
+   * up to this many not yet stored, instead of one group committing while the next is taken.
+   */
+  readonly concurrentAppends?: number;
+  /**
    * Creates the table with the base columns (id, timestamp, event_message); no-op if it exists.
    * `source` names the source it is for (an engine may lay out a known source's table for its
    * queries, e.g. sort by its project).

@@ -54,7 +54,10 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-/** Groups in flight at once: one inserting while the previous one commits. */
+/**
+ * Groups in flight at once: one inserting while the previous one commits; or, when storage batches
+ * appends itself (`StorageEngine.concurrentAppends`), as many as it takes.
+ */
 const PIPELINE_DEPTH = 2;
 
 const NO_FIELDS: JsonObject = Object.freeze({}) as JsonObject;
@@ -80,6 +83,12 @@ export class IngestService {
   private readonly growing = new Map<string, Promise<void>>();
   /** Per source, the groups holding its events that have not finished yet. */
   private readonly appending = new Map<string, Set<Promise<void>>>();
+  /** Groups handed to storage before the first is stored. */
+  private readonly depth: number;
+  /** True when a request arriving while groups are in flight is handed over at once. */
+  private readonly eager: boolean;
+  /** Wakes `drain` when a request arrives (eager storage only). */
+  private arrived: (() => void) | undefined;
 
   constructor(options: IngestOptions) {
     this.sources = options.sources;
@@ -89,6 +98,8 @@ export class IngestService {
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
     this.limits = options.limits ?? defaultSchemaLimits;
+    this.eager = options.storage.concurrentAppends !== undefined;
+    this.depth = Math.max(1, options.storage.concurrentAppends ?? PIPELINE_DEPTH);
     this.growth = {
       maxFields: this.limits.maxFields,
       maxTypedFields: options.storage.keepsOverflow === true ? this.limits.maxTypedFields : Number.POSITIVE_INFINITY,
@@ -151,7 +162,10 @@ export class IngestService {
   }
 
   private pump(): void {
-    if (this.writing !== undefined) return;
+    if (this.writing !== undefined) {
+      this.arrived?.();
+      return;
+    }
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
       if (this.queue.some((p) => !this.growing.has(p.source.id))) this.pump();
@@ -159,21 +173,22 @@ export class IngestService {
   }
 
   /**
-   * Up to `PIPELINE_DEPTH` groups in flight: the next group is taken and handed to storage while
-   * the previous one commits (storage overlaps its INSERTs with that COMMIT). Each request still
-   * settles only after the transaction holding its events committed.
+   * Up to `depth` groups in flight: the next group is taken and handed to storage while the
+   * previous one commits (storage overlaps its INSERTs with that COMMIT). Each request still
+   * settles only after the transaction holding its events committed. With eager storage a request
+   * arriving meanwhile is handed over at once rather than after a group finished.
    */
   private async drain(): Promise<void> {
     const inflight = new Set<Promise<void>>();
     for (;;) {
-      if (inflight.size >= PIPELINE_DEPTH) {
+      if (inflight.size >= this.depth) {
         await Promise.race(inflight);
         continue;
       }
       const group = this.queue.length === 0 ? [] : this.takeGroup();
       if (group.length === 0) {
         if (inflight.size === 0) return;
-        await Promise.race(inflight);
+        await Promise.race(this.eager ? [...inflight, this.arrival()] : inflight);
         continue;
       }
       let finish: () => void = () => undefined;
@@ -193,8 +208,19 @@ export class IngestService {
     }
   }
 
+  /** Settles when the next request arrives (or a source's schema finished growing). */
+  private arrival(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.arrived = () => {
+        this.arrived = undefined;
+        resolve();
+      };
+    });
+  }
+
   /**
-   * The next group: queued requests in order, up to `maxGroup` events, leaving in the queue those
+   * The next group: queued requests in order, up to `maxGroup` events (one request for eager
+   * storage), leaving in the queue those
    * of sources whose schema is growing, and starting the growth of any source a request does not
    * fit.
    */
@@ -213,7 +239,9 @@ export class IngestService {
         rest.push(p);
         continue;
       }
-      if (take.length > 0 && n + p.count > this.maxGroup) {
+      // Eager storage batches requests itself: each group is one request, so a failed append is
+      // that request's alone (ClickHouse has no transaction that could undo a neighbour's rows).
+      if (take.length > 0 && (this.eager || n + p.count > this.maxGroup)) {
         full = true;
         rest.push(p);
         continue;

@@ -54,7 +54,12 @@ export interface PreparedRequest {
 interface WalkState {
   ok: boolean;
   limits: KeyLimits;
+  /** A number of magnitude 2^63 or more was seen (`RawEventArray.wideNumbers`). */
+  wide: boolean;
 }
+
+/** 2^63: numbers from here on do not fit a 64-bit integer as written. */
+const WIDE_NUMBER = 2 ** 63;
 
 /**
  * The standard columns and field types of a request's events. `rawText`, when given, is the JSON
@@ -78,7 +83,7 @@ export function prepareRequest(
     messageMoved: false,
     limits,
   };
-  const state: WalkState = { ok: true, limits };
+  const state: WalkState = { ok: true, limits, wide: false };
   let observed: Record<string, FieldType> | undefined;
   for (let i = 0; i < n; i++) {
     const e = events[i] as RawEvent;
@@ -97,7 +102,10 @@ export function prepareRequest(
     observed = inferFields(fields, observed);
   }
   out.observed = observed;
-  if (out.raw !== undefined) out.raw.keys = observed === undefined ? [] : Object.keys(observed);
+  if (out.raw !== undefined) {
+    out.raw.keys = observed === undefined ? [] : Object.keys(observed);
+    if (state.wide) out.raw.wideNumbers = true;
+  }
   return out;
 }
 
@@ -201,6 +209,7 @@ function walkValue(type: FieldType | undefined, value: unknown, state: WalkState
       if (type === undefined || type === BOOL) return BOOL;
       return type.kind === 'scalar' && type.type === 'bool' ? type : conflict(state, type);
     case 'number': {
+      if (!(Math.abs(value) < WIDE_NUMBER)) state.wide = true;
       const own = numberType(value);
       if (type === undefined) return own;
       if (type.kind !== 'scalar') return conflict(state, type);

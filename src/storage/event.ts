@@ -31,4 +31,9 @@ export interface RawEventArray {
   count: number;
   /** The top-level fields its events carry (spelt as in the schema); storage writes only those. */
   keys?: readonly string[];
+  /**
+   * Set when some number in it is ±2^63 or beyond (or overflows to infinity): ClickHouse refuses
+   * an integer past 64 bits as written, so its engine serialises such events instead.
+   */
+  wideNumbers?: boolean;
 }

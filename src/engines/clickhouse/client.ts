@@ -18,7 +18,16 @@ export interface ClickHouseConnectOptions {
   database: string;
   /** chDB sessions for caller queries (default 4: QUERY_MAX_CONCURRENCY's default). */
   readers?: number;
+  /** chDB sessions for event inserts, each running one insert at a time (default `INSERT_WRITERS`). */
+  writers?: number;
 }
+
+/**
+ * Inserts running at once on embedded chDB. A chDB session runs one statement at a time, and one
+ * insert keeps about one core busy (parsing, then writing the part); two sessions let inserts into
+ * different tables use both cores of a small machine while the service's own JavaScript runs.
+ */
+export const INSERT_WRITERS = 2;
 
 /** Inserts rows given as JSONEachRow text (embedded chDB: the bytes go to chDB as they are). */
 export type RawInsert = (table: string, rows: Buffer, settings: Record<string, string | number>) => Promise<void>;
@@ -105,6 +114,29 @@ function withUnavailable(client: ClickHouseClient): ClickHouseClient {
 
 interface ChdbRawInsert {
   chdb: { rawInsert(p: { table: string; values: Buffer; format: 'JSONEachRow'; settings: Record<string, string | number> }): Promise<unknown> };
+  close(): Promise<void>;
+}
+
+/** Sessions handed out one statement at a time, waiting callers served in arrival order. */
+class SessionPool<T> {
+  private readonly idle: T[];
+  private readonly waiting: ((session: T) => void)[] = [];
+
+  constructor(sessions: readonly T[]) {
+    this.idle = [...sessions];
+  }
+
+  acquire(): Promise<T> {
+    const session = this.idle.pop();
+    if (session !== undefined) return Promise.resolve(session);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(session: T): void {
+    const next = this.waiting.shift();
+    if (next === undefined) this.idle.push(session);
+    else next(session);
+  }
 }
 
 export const CHDB_INSTALL_HINT =
@@ -139,6 +171,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   const embedded = options.chdbPath !== undefined;
   let client: ClickHouseClient;
   let rawInsert: RawInsert | undefined;
+  let writers: ChdbRawInsert[] = [];
   const chdbClient = (connection = chdbConnection(options.chdbPath as string)) =>
     createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   if (embedded) {
@@ -146,8 +179,15 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     await mkdir(options.chdbPath as string, { recursive: true });
     const connection = chdbConnection(options.chdbPath as string);
     client = chdbClient(connection);
+    writers = Array.from({ length: Math.max(1, options.writers ?? INSERT_WRITERS) }, () => chdbConnection(options.chdbPath as string));
+    const pool = new SessionPool(writers);
     rawInsert = async (table, rows, settings) => {
-      await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
+      const writer = await pool.acquire();
+      try {
+        await writer.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
+      } finally {
+        pool.release(writer);
+      }
     };
   } else {
     client = createClient({
@@ -164,7 +204,11 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   client = withUnavailable(client);
   const where = embedded ? `embedded chDB in ${options.chdbPath}` : `ClickHouse at ${options.url}`;
   const ping = await client.ping();
+  const closeWriters = async () => {
+    for (const w of writers) await w.close().catch(() => undefined);
+  };
   if (!ping.success) {
+    await closeWriters();
     await client.close().catch(() => undefined);
     const reason = ping.error instanceof Error ? ping.error.message : String(ping.error);
     throw new Error(`Cannot reach ${where}: ${reason}. Check CLICKHOUSE_URL and that the server is running.`);
@@ -172,6 +216,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   try {
     await checkRights(client, options.database);
   } catch (e) {
+    await closeWriters();
     await client.close().catch(() => undefined);
     throw e;
   }
@@ -194,6 +239,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     ...(rawInsert ? { rawInsert } : {}),
     async close() {
       for (const r of readers) if (r !== client) await r.close();
+      await closeWriters();
       await client.close();
     },
   };

@@ -166,7 +166,8 @@ export function createCatalogTable(t: DdlTarget): string {
 }
 
 /**
- * Settings of every event insert. JSON strings stay strings (no date or number guessing). On a
+ * Settings of every event insert. JSON strings stay strings (no date or number guessing); a key
+ * repeated within an object keeps its first value (rows-text.ts copies objects as received). On a
  * cluster the insert goes to the Distributed table and returns only once every shard's part is
  * written (`distributed_foreground_insert`) on a majority of its replicas (`insert_quorum`).
  */
@@ -176,6 +177,7 @@ export function insertSettings(t: DdlTarget): Record<string, string | number> {
     input_format_try_infer_datetimes: 0,
     input_format_json_try_infer_numbers_from_strings: 0,
     input_format_json_infer_incomplete_types_as_strings: 1,
+    type_json_skip_duplicated_paths: 1,
     async_insert: 0,
     date_time_input_format: 'basic',
   };

@@ -27,16 +27,18 @@
  * connection) stores its rows once.
  */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError } from '../../errors.ts';
-import { conformObject } from '../../storage/conform.ts';
-import type { JsonObject, JsonValue, StoredEvent } from '../../storage/event.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
-import { baseColumns, withoutBase } from '../../storage/schema.ts';
+import { baseColumns } from '../../storage/schema.ts';
 import type { StorageEngine, TableBatch } from '../storage-engine.ts';
 import { type RawInsert, quoteIdent } from './client.ts';
 import * as ddl from './ddl.ts';
+import { InsertLanes } from './insert-lanes.ts';
+import { rowsText } from './rows-text.ts';
 import type { ClickHouseCatalogRepository } from './storage-catalog.ts';
 
 /** Inserts retried after an unclear failure (same deduplication token each time). */
@@ -59,6 +61,9 @@ export class ClickHouseStorage implements StorageEngine {
   private readonly target: ddl.DdlTarget;
   private readonly catalog: ClickHouseCatalogRepository;
   private readonly rawInsert: RawInsert | undefined;
+  private readonly lanes = new InsertLanes((table, text, events) => this.insertWithRetry(table, text, events));
+  /** Requests the ingest pipeline may hand over before the first is stored: the lanes batch them. */
+  readonly concurrentAppends = 256;
 
   constructor(options: ClickHouseStorageOptions) {
     this.client = options.client;
@@ -98,34 +103,42 @@ export class ClickHouseStorage implements StorageEngine {
     return (await this.catalog.schemaOf(table)) ?? { columns: { ...baseColumns } };
   }
 
+  /**
+   * Hands each batch to its table's lane and resolves once every one of them is stored. Batches of
+   * different tables are inserted at once; see `InsertLanes`.
+   */
   async append(batches: readonly TableBatch[]): Promise<void> {
+    const inserts: Promise<void>[] = [];
     for (const batch of batches) {
       if (batch.events.length === 0) continue;
-      const rows = toRows(batch);
-      const token = deduplicationToken(batch.table, batch.events);
-      await this.insertWithRetry(batch.table, rows, token);
+      inserts.push(this.lanes.add(batch.table, rowsText(batch.events, batch.schema), batch.events.length));
     }
+    // Every insert settles before the append does, so a caller that retries after a failure never
+    // overlaps an insert of the same rows still running.
+    const outcomes = await Promise.allSettled(inserts);
+    for (const o of outcomes) if (o.status === 'rejected') throw o.reason;
   }
 
-  private async insertWithRetry(table: string, rows: JsonObject[], token: string): Promise<void> {
+  /** One insert of JSONEachRow text into `table`, with its own deduplication token. */
+  private async insertWithRetry(table: string, text: string, events: number): Promise<void> {
+    const token = deduplicationToken(table, events);
     const settings = { ...ddl.insertSettings(this.target), insert_deduplication_token: token };
     const plainName = `${this.target.database}.${table}`;
     if (this.rawInsert && /^\w+\.\w+$/.test(plainName)) {
-      // In-process: no connection to lose, so nothing to retry; one row text, no stream. (chDB
-      // takes the table as plain `db.table`; other names go the client's way below.)
-      let text = '';
-      for (const r of rows) text += `${JSON.stringify(r)}\n`;
+      // In-process: no connection to lose, so nothing to retry; the text goes as bytes, no
+      // stream. (chDB takes the table as plain `db.table`; other names go the client's way below.)
       await this.rawInsert(plainName, Buffer.from(text), settings);
       return;
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.client.insert({
-          table: this.qualified(table),
-          values: rows,
-          format: 'JSONEachRow',
+        const result = await this.client.exec({
+          query: `INSERT INTO ${this.qualified(table)} FORMAT JSONEachRow`,
+          values: Readable.from([Buffer.from(text)], { objectMode: false }),
           clickhouse_settings: settings,
         });
+        result.stream.resume();
+        await once(result.stream, 'end');
         return;
       } catch (e) {
         // Only an insert that got no answer (the connection failed: client.ts makes that 503
@@ -168,53 +181,14 @@ export class ClickHouseStorage implements StorageEngine {
   }
 }
 
-/** The rows of one batch as JSONEachRow objects, fields shaped to the batch's schema. */
-function toRows(batch: TableBatch): JsonObject[] {
-  const fields = withoutBase(batch.schema.columns);
-  const rows: JsonObject[] = [];
-  const events = batch.events;
-  for (let i = 0; i < events.length; ) {
-    const event = events[i] as StoredEvent;
-    const raw = event.raw;
-    if (raw === undefined) {
-      rows.push(row(event, conformObject(event.fields, fields)));
-      i++;
-      continue;
-    }
-    const parsed = JSON.parse(raw.text) as JsonValue[];
-    for (let k = 0; k < raw.count; k++) {
-      const e = events[i + k] as StoredEvent;
-      const element = parsed[k];
-      const own = element !== null && typeof element === 'object' && !Array.isArray(element) ? element : {};
-      rows.push(row(e, conformObject(own, fields)));
-    }
-    i += raw.count;
-  }
-  return rows;
-}
-
-function row(event: StoredEvent, fields: JsonObject): JsonObject {
-  return { id: event.id, timestamp: timestampText(event.timestamp), event_message: event.event_message, fields };
-}
-
-/** Unix µs → `seconds.micros`, which DateTime64(6) reads exactly. */
-export function timestampText(micros: bigint): string {
-  let seconds = micros / 1_000_000n;
-  let frac = micros % 1_000_000n;
-  if (frac < 0n) {
-    frac += 1_000_000n;
-    seconds -= 1n;
-  }
-  return `${seconds}.${frac.toString().padStart(6, '0')}`;
-}
-
 /**
- * One token per table per append: every attempt of that insert carries it, so a retry after an
- * unclear failure is stored once, while the same events sent again in a later request are stored
- * again (as on DuckDB).
+ * One token per insert: every attempt of that insert carries it, so a retry after an unclear
+ * failure is stored once, while the same events sent again in a later request are stored again
+ * (as on DuckDB).
  */
-function deduplicationToken(table: string, events: readonly StoredEvent[]): string {
-  return `${table}:${events.length}:${randomUUID()}`;
+function deduplicationToken(table: string, events: number): string {
+  return `${table}:${events}:${randomUUID()}`;
 }
 
 export type { FieldType };
+export { timestampText } from './rows-text.ts';

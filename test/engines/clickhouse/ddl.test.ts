@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { type ClickHouseConnection, connectClickHouse } from '../../../src/engines/clickhouse/client.ts';
@@ -168,7 +169,7 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
   });
 
   it('the storage sends its cluster statements to the right tables, and inserts into the Distributed table', async () => {
-    const sent: { kind: string; query?: string; table?: string; settings?: Record<string, unknown> }[] = [];
+    const sent: { kind: string; query?: string; settings?: Record<string, unknown>; body?: string }[] = [];
     const recorder = {
       async command(p: { query: string }) {
         sent.push({ kind: 'command', query: p.query });
@@ -178,8 +179,11 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
         const rows = p.query.includes('count()') ? [{ n: '7' }] : p.query.includes('partition_id') ? [{ partition_id: '20261101' }, { partition_id: 'all' }] : [];
         return { json: async () => rows };
       },
-      async insert(p: { table: string; clickhouse_settings: Record<string, unknown> }) {
-        sent.push({ kind: 'insert', table: p.table, settings: p.clickhouse_settings });
+      async exec(p: { query: string; values: Readable; clickhouse_settings: Record<string, unknown> }) {
+        let body = '';
+        for await (const chunk of p.values) body += String(chunk);
+        sent.push({ kind: 'insert', query: p.query, settings: p.clickhouse_settings, body });
+        return { stream: Readable.from([]) };
       },
     } as unknown as ClickHouseClient;
     const storage = new ClickHouseStorage({ client: recorder, database: 'quarry', cluster: 'quarry_cluster', catalog: {} as ClickHouseCatalogRepository });
@@ -203,7 +207,8 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
     const schema = { columns: { id: { kind: 'scalar', type: 'string' }, timestamp: { kind: 'scalar', type: 'timestamp' }, event_message: { kind: 'scalar', type: 'string' } } } as never;
     await storage.append([{ table: 'src_edge', schema, events: [{ id: 'a', timestamp: 1n, event_message: null, fields: {} }] }]);
     assert.equal(sent.length, 1);
-    assert.equal(sent[0]!.table, '`quarry`.`src_edge`');
+    assert.equal(sent[0]!.query, 'INSERT INTO `quarry`.`src_edge` FORMAT JSONEachRow');
+    assert.deepEqual(JSON.parse(sent[0]!.body as string), { id: 'a', timestamp: '0.000001', event_message: null, fields: {} });
     assert.equal(sent[0]!.settings?.distributed_foreground_insert, 1);
     assert.equal(sent[0]!.settings?.insert_quorum, 'auto');
     assert.equal(typeof sent[0]!.settings?.insert_deduplication_token, 'string');

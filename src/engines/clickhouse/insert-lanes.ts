@@ -1,0 +1,117 @@
+/**
+ * Event inserts, one lane per table: each table has at most one insert running, and the rows
+ * handed to it meanwhile go together into its next insert; lanes of different tables run at once.
+ *
+ * Why: every ClickHouse insert writes a part (a directory of fsynced files) and pays a fixed cost
+ * for it, and later merges pay again for every small part, so fewer, larger inserts cost less CPU
+ * per event; and one insert keeps about one core busy, so inserts into different tables at once
+ * use a second core. The ingest pipeline hands requests over as they arrive
+ * (`StorageEngine.concurrentAppends`), and the lanes do the batching, per table.
+ *
+ * A request is still all or nothing: when an insert holding rows of several callers fails, each
+ * caller's rows are inserted again on their own (an insert ClickHouse refused stored nothing), so
+ * one caller's bad rows fail only that caller.
+ */
+import { isQuarryError } from '../../errors.ts';
+import { isDiskFull } from '../../storage/disk-full.ts';
+
+/** Inserts JSONEachRow `text` holding `events` rows into `table`; resolves once stored durably. */
+export type InsertText = (table: string, text: string, events: number) => Promise<void>;
+
+/** Rows one insert takes at most from its lane's waiting callers (one caller's rows are never split). */
+export const LANE_MAX_BYTES = 32 * 1024 * 1024;
+
+interface Waiting {
+  text: string;
+  events: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+interface Lane {
+  waiting: Waiting[];
+  running: boolean;
+}
+
+/**
+ * Whether a failed batch is worth inserting again caller by caller: not on a full disk (every
+ * insert would fail), nor when the insert's answer was lost (`UNAVAILABLE`: it may have been
+ * stored, and a retry under another deduplication token would store it twice).
+ */
+export function retryAlone(e: unknown): boolean {
+  return !isDiskFull(e) && !(isQuarryError(e) && e.code === 'UNAVAILABLE');
+}
+
+export class InsertLanes {
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(private readonly insert: InsertText) {}
+
+  /** Queues rows for `table`; resolves once an insert holding them has stored them. */
+  add(table: string, text: string, events: number): Promise<void> {
+    let lane = this.lanes.get(table);
+    if (lane === undefined) {
+      lane = { waiting: [], running: false };
+      this.lanes.set(table, lane);
+    }
+    const l = lane;
+    const done = new Promise<void>((resolve, reject) => l.waiting.push({ text, events, resolve, reject }));
+    if (!l.running) void this.run(table, l);
+    return done;
+  }
+
+  private async run(table: string, lane: Lane): Promise<void> {
+    lane.running = true;
+    try {
+      while (lane.waiting.length > 0) {
+        const take = takeUpTo(lane.waiting, LANE_MAX_BYTES);
+        await this.insertTogether(table, take);
+      }
+    } finally {
+      lane.running = false;
+      if (this.lanes.get(table) === lane && lane.waiting.length === 0) this.lanes.delete(table);
+    }
+  }
+
+  /** One insert for every caller in `take`; on failure each caller alone, so one bad caller fails alone. */
+  private async insertTogether(table: string, take: readonly Waiting[]): Promise<void> {
+    let text = '';
+    let events = 0;
+    for (const w of take) {
+      text += w.text;
+      events += w.events;
+    }
+    try {
+      await this.insert(table, text, events);
+      for (const w of take) w.resolve();
+      return;
+    } catch (e) {
+      if (take.length === 1 || !retryAlone(e)) {
+        for (const w of take) w.reject(e);
+        return;
+      }
+    }
+    for (const w of take) {
+      try {
+        await this.insert(table, w.text, w.events);
+        w.resolve();
+      } catch (e) {
+        w.reject(e);
+      }
+    }
+  }
+}
+
+/** Takes waiting callers from the front, up to `maxBytes` of text (at least one). */
+function takeUpTo(waiting: Waiting[], maxBytes: number): Waiting[] {
+  let n = 0;
+  let bytes = 0;
+  while (n < waiting.length) {
+    const next = (waiting[n] as Waiting).text.length;
+    if (n > 0 && bytes + next > maxBytes) break;
+    bytes += next;
+    n++;
+  }
+  return waiting.splice(0, n);
+}
+
