@@ -25,3 +25,19 @@ export function edgeEvent(i: number, baseMs = Date.UTC(2026, 10, 20, 10, 0, 0)):
     },
   };
 }
+
+/**
+ * Request bodies every event of which may be read from the received text (src/ingest/prepare.ts):
+ * each body form, `message` becoming the event message, a null, nested records and lists. Six events.
+ */
+export function cleanRawBodies(ts: string): (string | [string, 'json' | 'ndjson'])[] {
+  return [
+    JSON.stringify([
+      { id: 'a', timestamp: ts, event_message: 'one', project: 'x', metadata: { request: { path: '/a', n: 1 }, tags: ['t'] } },
+      { id: 'b', timestamp: ts, event_message: 'two', project: 'y', metadata: { request: { path: '/b', n: 2.5 } }, level: null },
+    ]),
+    `{"batch": [{"id": "c", "timestamp": "${ts}", "message": "three", "count": 3}]}`,
+    `{"id": "d", "timestamp": 1795168800, "event_message": "four", "tenantId": "t1"}`,
+    [`{"id": "e", "timestamp": 1, "event_message": "five", "n": 42}\n\n{"id": "f", "timestamp": 2, "event_message": {"nested": true}}\n`, 'ndjson'],
+  ];
+}

@@ -17,6 +17,7 @@ import type { BodyFormat } from '../../src/ingest/body.ts';
 import { parseBody } from '../../src/ingest/body.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';
 import { fitsSchema, prepareRequest } from '../../src/ingest/prepare.ts';
+import { cleanRawBodies } from './fixtures.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -103,15 +104,7 @@ describe('fields read from the received text', () => {
   it('stores what re-serialising stores, and is used for clean events', async () => {
     const p = await open();
     const before = p.rawEvents;
-    const got = await both(p, [
-      JSON.stringify([
-        { id: 'a', timestamp: ts, event_message: 'one', project: 'x', metadata: { request: { path: '/a', n: 1 }, tags: ['t'] } },
-        { id: 'b', timestamp: ts, event_message: 'two', project: 'y', metadata: { request: { path: '/b', n: 2.5 } }, level: null },
-      ]),
-      `{"batch": [{"id": "c", "timestamp": "${ts}", "message": "three", "count": 3}]}`,
-      `{"id": "d", "timestamp": 1795168800, "event_message": "four", "tenantId": "t1"}`,
-      [`{"id": "e", "timestamp": 1, "event_message": "five", "n": 42}\n\n{"id": "f", "timestamp": 2, "event_message": {"nested": true}}\n`, 'ndjson'],
-    ]);
+    const got = await both(p, cleanRawBodies(ts));
     assert.equal(got.length, 6);
     assert.equal(p.rawEvents - before, 6, 'every event went through the raw path');
     // Integers past 2^53 keep every digit (JavaScript's parse would round them).

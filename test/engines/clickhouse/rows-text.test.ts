@@ -19,6 +19,7 @@ import { parseBody } from '../../../src/ingest/body.ts';
 import { IngestService } from '../../../src/ingest/pipeline.ts';
 import { prepareRequest } from '../../../src/ingest/prepare.ts';
 import type { StoredEvent } from '../../../src/storage/event.ts';
+import { cleanRawBodies } from '../../ingest/fixtures.ts';
 import { engines } from '../../support/engines.ts';
 
 const skip = !engines.includes('clickhouse');
@@ -141,13 +142,7 @@ describe('ClickHouse stores the cut text as it stores serialised events', { skip
   it('stores the same rows, through the cut for clean requests', async () => {
     const before = rawEvents;
     const got = await both([
-      JSON.stringify([
-        { id: 'a', timestamp: ts, event_message: 'one', project: 'x', metadata: { request: { path: '/a', n: 1 }, tags: ['t'] } },
-        { id: 'b', timestamp: ts, event_message: 'two', project: 'y', metadata: { request: { path: '/b', n: 2.5 } }, level: null },
-      ]),
-      `{"batch": [{"id": "c", "timestamp": "${ts}", "message": "three", "count": 3}]}`,
-      `{"id": "d", "timestamp": 1795168800, "event_message": "four", "tenantId": "t1"}`,
-      [`{"id": "e", "timestamp": 1, "event_message": "five", "n": 42}\n\n{"id": "f", "timestamp": 2, "event_message": {"nested": true}}\n`, 'ndjson'],
+      ...cleanRawBodies(ts),
       '[\n {\n  "id" : "g",\n  "timestamp" : 3,\n  "s" : "a \\"q\\" {x: [y]} \\\\",\n  "m" : { "k" : [ { "a" : 1 } , { "a" : 2 } ] }\n }\n]',
       '[{"id":"h","timestamp":4,"event_message":"em","message":"kept as a field","f":1.0}]',
     ]);
