@@ -91,7 +91,7 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
 };
 
 export class ClickHousePrinter extends SqlPrinter {
-  readonly capabilities: Capabilities = {};
+  readonly capabilities: Capabilities = { topNIntoCte: true };
   protected readonly functions: FunctionTable = clickHouseFunctions;
   /** Paths read through CTEs straight from the table (pushdown.ts), planned on the outermost query. */
   #pushdown: PushdownPlan | undefined;
