@@ -5,7 +5,7 @@
 import { type ParamValue, type QueryEngine, paramText } from '../engines/query-engine.ts';
 import { QuarryError } from '../errors.ts';
 import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
-import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery, savedCteFieldTypes } from '../sql/index.ts';
+import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery, savedCteFieldTypes, specialiseForValues } from '../sql/index.ts';
 import type { Catalog } from '../storage/schema.ts';
 import type { ExecuteRequest, ExecuteResult, QueryBackend, SavedQueryInfo } from './backend.ts';
 
@@ -45,12 +45,16 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
         caller = { ast: compiled.ast };
         Object.assign(params, compiled.params);
       }
-      const prepared = prepareEndpointQuery({
-        saved: request.saved,
-        catalog,
-        sandboxable: request.sandboxable,
-        ...(caller ? { caller } : {}),
-      });
+      // Tests of a parameter alone (`@p IS NULL`, `@p = ''`) are decided by this run's values.
+      const prepared = specialiseForValues(
+        prepareEndpointQuery({
+          saved: request.saved,
+          catalog,
+          sandboxable: request.sandboxable,
+          ...(caller ? { caller } : {}),
+        }),
+        params,
+      );
       const result = await engine.run(prepared, params, {
         timeoutMs: request.timeoutMs,
         maxRows: request.maxRows,

@@ -16,6 +16,7 @@ import { validateQuery } from './validate.ts';
 
 export type { Query } from './ast.ts';
 export { analyse } from './analyse.ts';
+export { type BindValue, specialiseForValues } from './bind-time.ts';
 export { parseSql } from './parse.ts';
 
 /** A merged, validated query, ready for any engine. */
