@@ -185,10 +185,10 @@ class Resolver {
     });
   }
 
-  /** LIMIT / OFFSET: a number or a parameter (a string parameter is read as an integer). */
+  /** LIMIT / OFFSET: a number or a parameter (a string or NULL parameter is read as an integer). */
   private rowCount(e: Expr): RExpr {
     const x = this.expr(e, new Scope(undefined, new Map()), false);
-    return isScalar(x.type, 'string') ? implicitCast(x, 'int64') : x;
+    return isScalar(x.type, 'string') || x.type.k === 'unknown' ? implicitCast(x, 'int64') : x;
   }
 
   private setExpr(body: SetExpr, env: CteEnv, outer: Scope | undefined): { body: RSetExpr; columns: readonly OutColumn[]; scope?: Scope } {

@@ -112,10 +112,11 @@ for (const engine of engines) {
       for (const params of [{}, { p: null, min: null, since: null, day: null }] as Params[]) {
         const [r] = await run(
           `select @p is null as a, coalesce(@p, 'd') as b, @p = 'x' as c, @p as p, @p || 'z' as e, @p in ('a', 'b') as i,
-             coalesce(@min, 5) as m, @min + 1 as n, @since as s, coalesce(@day, date '2026-01-02') as d from (select 1)`,
+             coalesce(@min, 5) as m, @min + 1 as n, @since as s, coalesce(@day, date '2026-01-02') as d,
+             if(@p is null, cast(@min as int64), 7) as ci, safe_cast(@since as timestamp) as sc from (select 1)`,
           params,
         );
-        assert.deepEqual(r, { a: true, b: 'd', c: null, p: null, e: null, i: null, m: 5, n: null, s: null, d: '2026-01-02' });
+        assert.deepEqual(r, { a: true, b: 'd', c: null, p: null, e: null, i: null, m: 5, n: null, s: null, d: '2026-01-02', ci: null, sc: null });
         assert.deepEqual(await ids('n >= @min or timestamp >= @since or kind = @p', params), []);
         assert.deepEqual(await ids('@min is null or n >= @min', params), ['e1', 'e2', 'e3', 'e4', 'e5']);
       }

@@ -158,6 +158,8 @@ export class ClickHousePrinter extends SqlPrinter {
       return `if(toMicrosecond(${x.sql}) = 0, formatDateTime(${x.sql}, '%Y-%m-%d %H:%i:%S'), replaceRegexpOne(toString(${x.sql}), '0+$', ''))`;
     }
     if (safe) return `accurateCastOrNull(${x.sql}, ${quoteString(castTypes[to])})`;
+    // A NULL of no type yet (a NULL parameter) becomes a NULL of that type; to<Type>() would keep it untyped.
+    if (x.type.k === 'unknown') return `CAST(${x.sql} AS Nullable(${castTypes[to]}))`;
     // BigQuery rounds a float to an integer (half away from zero); ClickHouse would truncate.
     if (to === 'int64' && (isScalar(x.type, 'float') || isScalar(x.type, 'numeric'))) return `toInt64(round(${x.sql}))`;
     return conversions[to](x.sql);

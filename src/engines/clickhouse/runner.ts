@@ -238,7 +238,7 @@ export function mapClickHouseError(e: unknown, timeoutMs: number): QuarryError {
 /** The first sentence of a ClickHouse message, without query text, internal aliases or table names. */
 function cleanMessage(raw: string): string {
   let m = raw.split('\n')[0] ?? '';
-  m = m.split(/: In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
+  m = m.split(/[:.] In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
   m = m
     .replace(/`?__[a-z]\d+`?\.?/g, '')
     .replace(/`?src_[0-9a-z]+`?/g, 'the source')
