@@ -10,15 +10,29 @@
  * The same rows come back in the same order: the inner query picks them exactly as the plain top-n
  * would. Applied to the top query, CTEs, derived tables and set-operation branches, never to a
  * subquery in an expression.
+ *
+ * Top n into a CTE (every engine):
+ *   WITH c AS (q) SELECT <row-wise columns> FROM c [CROSS JOIN UNNEST(<record>) ...] [WHERE <row-wise>]
+ *   ORDER BY <columns of c> LIMIT n
+ * also orders and limits `c` itself (`q ORDER BY ... LIMIT n`, by `q`'s own expressions for those
+ * columns, and the outer WHERE added to its own) when `q` is one SELECT and nothing else reads `c`: record
+ * UNNESTs neither add nor drop rows, so the outer query's n rows are among `c`'s first n, and `q`
+ * becomes a top-n an engine runs without materialising every row of the CTE. (The AST pass in
+ * optimise.ts does this before resolution when there is no UNNEST; a record UNNEST is only known
+ * as such once resolved.)
  */
 import { functions } from './functions.ts';
 import {
   freeze,
+  children,
+  type ROrder,
   type RExpr,
   type RFactor,
   type RFrom,
+  type RangeVar,
   type RQuery,
   type RSelect,
+  type RSelectItem,
   type RSetExpr,
   someExpr,
 } from './resolved.ts';
@@ -97,4 +111,136 @@ function topN(q: RQuery, options: LateMaterialisation): RQuery | undefined {
   const outerFrom: RFrom = freeze({ first, joins: freeze(s.from.joins.map((j) => freeze({ ...j, on: undefined }))) });
   const where: RExpr = freeze({ kind: 'inQuery', expr: rowid, query: inner, negated: false, type: scalar('bool') });
   return freeze({ ...q, body: freeze({ ...s, from: outerFrom, where }) });
+}
+
+export function limitCteToTopN(q: RQuery): RQuery {
+  const s = q.body;
+  const limit = q.limit;
+  if (q.with.length === 0 || q.orderBy.length === 0 || q.offset || s.kind !== 'select' || !s.from || !plain(s)) return q;
+  if (s.where && !rowLocal(s.where)) return q;
+  if (limit?.kind !== 'literal' || limit.value.type !== 'number' || !/^\d+$/.test(limit.value.value)) return q;
+  const first = s.from.first;
+  if (first.kind !== 'range' || first.range.kind !== 'cte') return q;
+  if (!s.from.joins.every((j) => j.factor.kind === 'unnestRecord' && j.on === undefined && j.using === undefined)) return q;
+  const range = first.range;
+  const index = q.with.findIndex((c) => c.name === range.cte);
+  const cte = q.with[index];
+  if (!cte || cte.query.limit || cte.query.offset || cte.query.body.kind !== 'select' || cteReads(q, range.cte) !== 1) return q;
+  const items = cte.query.body.columns;
+  const orderBy: ROrder[] = [];
+  for (const o of q.orderBy) {
+    const e = o.expr.kind === 'position' ? s.columns[o.expr.index - 1]?.expr : o.expr;
+    if (e?.kind !== 'column' || e.from !== range || e.fields.length > 0 || e.column === undefined) return q;
+    const name = e.column;
+    // The CTE's own expression for that column (a position would shift if a printer adds columns).
+    const matching = items.filter((c) => c.name === name);
+    const item = matching[0];
+    if (matching.length !== 1 || !item || !rowLocal(item.expr)) return q;
+    orderBy.push(freeze({ expr: item.expr, desc: o.desc, nulls: o.nulls }));
+  }
+  // The outer filter, in the CTE's own terms, is applied before the CTE's top n (and stays outside).
+  let body: RSelect = cte.query.body;
+  if (s.where) {
+    const filter = throughCte(s.where, range, items);
+    if (!filter) return q;
+    const where = body.where ? freeze<RExpr>({ kind: 'binary', op: 'and', left: body.where, right: filter, type: scalar('bool') }) : filter;
+    body = freeze({ ...body, where });
+  }
+  const limited: RQuery = freeze({ ...cte.query, body, orderBy: freeze(orderBy), limit });
+  const with_ = q.with.map((c, i) => (i === index ? freeze({ name: c.name, query: limited }) : c));
+  return freeze({ ...q, with: freeze(with_) });
+}
+
+/** How many FROM clauses anywhere in `q` (CTEs, derived tables, subqueries) read the CTE called `name`. */
+function cteReads(q: RQuery, name: string): number {
+  let n = 0;
+  const query = (x: RQuery): void => {
+    for (const c of x.with) query(c.query);
+    setExprOf(x.body);
+    for (const o of x.orderBy) expr(o.expr);
+    if (x.limit) expr(x.limit);
+    if (x.offset) expr(x.offset);
+  };
+  const setExprOf = (b: RSetExpr): void => {
+    switch (b.kind) {
+      case 'select':
+        if (b.from) for (const f of [b.from.first, ...b.from.joins.map((j) => j.factor)]) factor(f);
+        for (const j of b.from?.joins ?? []) if (j.on) expr(j.on);
+        for (const c of b.columns) expr(c.expr);
+        for (const e of [b.where, ...b.groupBy, b.having, b.qualify]) if (e) expr(e);
+        return;
+      case 'nested':
+        query(b.query);
+        return;
+      case 'setop':
+        setExprOf(b.left);
+        setExprOf(b.right);
+        return;
+      default:
+        assertNever(b);
+    }
+  };
+  const factor = (f: RFactor): void => {
+    switch (f.kind) {
+      case 'range':
+        if (f.range.kind === 'cte' && f.range.cte === name) n++;
+        if (f.query) query(f.query);
+        return;
+      case 'unnestList':
+        expr(f.array);
+        return;
+      case 'unnestRecord':
+        expr(f.value);
+        return;
+      default:
+        assertNever(f);
+    }
+  };
+  const expr = (e: RExpr): void => {
+    const c = children(e);
+    for (const x of c.exprs) expr(x);
+    for (const x of c.queries) query(x);
+  };
+  query(q);
+  return n;
+}
+
+type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
+
+/**
+ * A row-wise expression over the CTE `range` rewritten over the CTE's own FROM: each column of the
+ * CTE becomes the CTE's expression for it (a path below one, the path below that column).
+ * Undefined when some reference has no such form.
+ */
+function throughCte(e: RExpr, range: RangeVar, items: readonly RSelectItem[]): RExpr | undefined {
+  let ok = true;
+  const column = (c: ColumnExpr): RExpr => {
+    const matching = items.filter((i) => i.name === c.column);
+    const item = matching[0];
+    if (c.from !== range || matching.length !== 1 || !item) {
+      ok = false;
+      return c;
+    }
+    if (c.fields.length === 0) return item.expr;
+    if (item.expr.kind !== 'column') {
+      ok = false;
+      return c;
+    }
+    return freeze({ ...item.expr, fields: freeze([...item.expr.fields, ...c.fields]), type: c.type });
+  };
+  const out = mapNode(e, column) as RExpr;
+  return ok ? out : undefined;
+}
+
+/**
+ * Copies an expression tree (no subqueries: callers pass row-wise expressions only), replacing
+ * column references. Range variables (`from`) and types are shared, not copied.
+ */
+function mapNode(node: unknown, column: (c: ColumnExpr) => RExpr): unknown {
+  if (Array.isArray(node)) return freeze(node.map((x) => mapNode(x, column)));
+  if (typeof node !== 'object' || node === null) return node;
+  if ((node as { kind?: unknown }).kind === 'column') return column(node as ColumnExpr);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'type' || k === 'from' || k === 'value' && (node as { kind?: unknown }).kind === 'literal' ? v : mapNode(v, column);
+  return freeze(out);
 }
