@@ -20,7 +20,7 @@ import { capRows, optimise } from './optimise.ts';
 import { type ParamBinding, resolveQuery } from './resolve.ts';
 import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
 import { columnStorage } from './resolved.ts';
-import { type LateMaterialisation, lateMaterialise, limitCteToTopN } from './rewrite.ts';
+import { inlineOneRowCtes, type LateMaterialisation, lateMaterialise, limitCteToTopN } from './rewrite.ts';
 import type { Catalog } from '../storage/schema.ts';
 import { assertNever, type VType } from './types.ts';
 
@@ -96,7 +96,7 @@ export function generateSql(query: Query, options: GenerateOptions, printer: Sql
   const capped = options.maxRows === undefined ? query : capRows(query, options.maxRows);
   const resolved = resolveQuery(optimise(capped), options);
   const late = printer.capabilities.lateMaterialisation;
-  const topN = limitCteToTopN(resolved.query);
+  const topN = limitCteToTopN(inlineOneRowCtes(resolved.query));
   const tree = late ? lateMaterialise(topN, late) : topN;
   const sql = printer.query(tree);
   return { sql, params: printer.params(), columns: resolved.query.columns, warnings: [...resolved.warnings] };

@@ -20,6 +20,13 @@
  * becomes a top-n an engine runs without materialising every row of the CTE. (The AST pass in
  * optimise.ts does this before resolution when there is no UNNEST; a record UNNEST is only known
  * as such once resolved.)
+ *
+ * One-row constant CTEs inlined (every engine):
+ *   WITH dates AS (SELECT <row-free expression> AS start) ... WHERE t.timestamp >= (SELECT start FROM dates)
+ * reads the expression itself in place of the scalar subquery: a CTE without FROM is exactly one
+ * row, and an expression that reads no row, no subquery and no volatile function has one value
+ * per statement (`current_timestamp()` included). Engines then see a constant they can prune
+ * with instead of a subquery they run first (usage.api-counts' window start).
  */
 import { functions } from './functions.ts';
 import {
@@ -243,4 +250,67 @@ function mapNode(node: unknown, column: (c: ColumnExpr) => RExpr): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === 'type' || k === 'from' || k === 'value' && (node as { kind?: unknown }).kind === 'literal' ? v : mapNode(v, column);
   return freeze(out);
+}
+
+/** Keys whose values are shared, never copied: range variables are compared by identity. */
+const SHARED_KEYS = new Set(['from', 'range', 'type']);
+
+/**
+ * Rebuilds a resolved tree bottom-up where `replace` gives a node a replacement; every node
+ * nothing below changed is returned as itself.
+ */
+function rebuild(node: unknown, replace: (n: { kind?: unknown }) => unknown): unknown {
+  if (Array.isArray(node)) {
+    let out: unknown[] | undefined;
+    node.forEach((x, i) => {
+      const y = rebuild(x, replace);
+      if (y !== x && !out) out = node.slice(0, i);
+      out?.push(y);
+    });
+    return out ? freeze(out) : node;
+  }
+  if (typeof node !== 'object' || node === null) return node;
+  const replaced = replace(node as { kind?: unknown });
+  if (replaced !== undefined) return replaced;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(node)) {
+    if (SHARED_KEYS.has(k)) continue;
+    const y = rebuild(v, replace);
+    if (y !== v) {
+      out ??= { ...(node as Record<string, unknown>) };
+      out[k] = y;
+    }
+  }
+  return out ? freeze(out) : node;
+}
+
+export function inlineOneRowCtes(q: RQuery): RQuery {
+  const constants = new Map<string, ReadonlyMap<string, RExpr>>();
+  for (const c of q.with) {
+    const b = c.query.body;
+    if (b.kind !== 'select' || b.from || b.distinct || b.where || b.groupBy.length > 0 || b.having || b.qualify) continue;
+    if (c.query.with.length > 0 || c.query.orderBy.length > 0 || c.query.limit || c.query.offset) continue;
+    const names = b.columns.map((i) => i.name);
+    const items = b.columns.filter((i) => names.indexOf(i.name) === names.lastIndexOf(i.name) && rowLocal(i.expr) && !someExpr(i.expr, (x) => x.kind === 'column'));
+    if (items.length > 0) constants.set(c.name, new Map(items.map((i) => [i.name, i.expr])));
+  }
+  if (constants.size === 0) return q;
+  // A nested WITH that defines one of these names again would make a reference ambiguous here.
+  let shadowed = false;
+  rebuild([q.body, ...q.with.map((c) => c.query)], (n) => {
+    if (n.kind === 'query' && (n as RQuery).with.some((c) => constants.has(c.name))) shadowed = true;
+    return undefined;
+  });
+  if (shadowed) return q;
+  return rebuild(q, (n) => {
+    if (n.kind !== 'subquery') return undefined;
+    const sub = (n as Extract<RExpr, { kind: 'subquery' }>).query;
+    const b = sub.body;
+    if (sub.with.length > 0 || sub.orderBy.length > 0 || sub.limit || sub.offset || b.kind !== 'select' || !b.from || b.from.joins.length > 0) return undefined;
+    if (b.distinct || b.where || b.groupBy.length > 0 || b.having || b.qualify || b.columns.length !== 1) return undefined;
+    const first = b.from.first;
+    const only = b.columns[0]?.expr;
+    if (first.kind !== 'range' || first.range.kind !== 'cte' || only?.kind !== 'column' || only.from !== first.range || only.fields.length > 0) return undefined;
+    return only.column === undefined ? undefined : constants.get(first.range.cte)?.get(only.column);
+  }) as RQuery;
 }

@@ -1,7 +1,10 @@
 /**
- * Top n into a CTE (src/sql/rewrite.ts, `limitCteToTopN`): a caller's `ORDER BY ... LIMIT n` over a
- * CTE and its record UNNESTs also limits the CTE, when that cannot change the answer; the same rows
- * come back on every engine.
+ * Rewrites of the resolved tree every engine gets (src/sql/rewrite.ts):
+ * - top n into a CTE (`limitCteToTopN`): a caller's `ORDER BY ... LIMIT n` over a CTE and its
+ *   record UNNESTs also limits the CTE, when that cannot change the answer;
+ * - one-row constant CTEs inlined (`inlineOneRowCtes`): `(SELECT start FROM dates)` over a CTE
+ *   without FROM becomes the CTE's expression.
+ * The same rows come back on every engine as from the query as written.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,18 +13,46 @@ import { prepareEndpointQuery } from '../../src/sql/index.ts';
 import { optimise } from '../../src/sql/optimise.ts';
 import { resolveQuery } from '../../src/sql/resolve.ts';
 import type { RQuery } from '../../src/sql/resolved.ts';
-import { limitCteToTopN } from '../../src/sql/rewrite.ts';
+import { inlineOneRowCtes, limitCteToTopN } from '../../src/sql/rewrite.ts';
+import { usageApiCountsSql } from '../../src/endpoints/supabase/index.ts';
 import { engines, openQueryTestEngine, type QueryTestEngine } from '../support/engines.ts';
 import { supabaseData, supabaseSources } from './fixtures.ts';
 import { makeCatalog } from './support.ts';
 
 const catalog = makeCatalog(supabaseSources);
 
+function resolved(saved: string, caller?: string): RQuery {
+  const prepared = prepareEndpointQuery({ saved, catalog, sandboxable: caller !== undefined, ...(caller !== undefined ? { caller: { sql: caller } } : {}) });
+  return resolveQuery(optimise(prepared.ast), { catalog }).query;
+}
+
 function rewritten(caller: string): { before: RQuery; after: RQuery } {
-  const prepared = prepareEndpointQuery({ saved: logsAllSql, catalog, sandboxable: true, caller: { sql: caller } });
-  const before = resolveQuery(optimise(prepared.ast), { catalog }).query;
+  const before = resolved(logsAllSql, caller);
   return { before, after: limitCteToTopN(before) };
 }
+
+const hasSubquery = (q: RQuery) => JSON.stringify(q, (k, v) => (k === 'from' || k === 'range' ? undefined : v)).includes('"kind":"subquery"');
+
+describe('one-row constant CTEs inlined', () => {
+  test("usage.api-counts' window start becomes the expression itself", () => {
+    const before = resolved(usageApiCountsSql);
+    assert.ok(hasSubquery(before));
+    assert.ok(!hasSubquery(inlineOneRowCtes(before)));
+  });
+
+  const untouched: [string, string][] = [
+    ['a CTE with a FROM', 'with d as (select max(timestamp) as s from edge_logs) select count(*) as n from edge_logs where timestamp >= (select s from d)'],
+    ['a volatile expression', 'with d as (select rand() as r) select count(*) as n from edge_logs where rand() < (select r from d)'],
+    ['a subquery with its own LIMIT', 'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d limit 1)'],
+    ['a subquery with a WHERE', 'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d where s is not null)'],
+  ];
+  for (const [why, sql] of untouched) {
+    test(`not with ${why}`, () => {
+      const before = resolved(logsAllSql, sql);
+      assert.equal(inlineOneRowCtes(before), before);
+    });
+  }
+});
 
 function cte(q: RQuery, name: string): RQuery {
   const found = q.with.find((c) => c.name === name);
@@ -77,8 +108,12 @@ describe('top n into a CTE: when it applies', () => {
   }
 });
 
-/** Each caller query; `offset 0` keeps the rewrite out, for the reference rows. */
-const CALLERS = [
+/** Each caller query; the reference is the same query with the rewrite kept out. */
+const CALLERS: (string | [string, string])[] = [
+  [
+    'with d as (select timestamp_sub(current_timestamp(), interval 100000 day) as s, @project as p) select count(*) as n, max((select p from d)) as p from edge_logs where timestamp >= (select s from d)',
+    'with d as (select timestamp_sub(current_timestamp(), interval 100000 day) as s, @project as p) select count(*) as n, max((select p from d limit 1)) as p from edge_logs where timestamp >= (select s from d limit 1)',
+  ],
   `select id, timestamp, request.method, request.path, response.status_code from edge_logs ${edgeJoins} order by timestamp desc, id limit 3`,
   `select id, timestamp, event_message from edge_logs ${edgeJoins} order by timestamp, id limit 2`,
   'select id, timestamp as ts from postgres_logs cross join unnest(metadata) as m order by 2 desc, 1 limit 2',
@@ -96,7 +131,8 @@ for (const engineName of engines) {
     after(async () => {
       await engine.close();
     });
-    for (const caller of CALLERS) {
+    for (const entry of CALLERS) {
+      const [caller, written] = typeof entry === 'string' ? [entry, `${entry} offset 0`] : entry;
       test(caller, async () => {
         const params = { project: 'default', iso_timestamp_start: null, iso_timestamp_end: null };
         const run = (sql: string) =>
@@ -105,7 +141,7 @@ for (const engineName of engines) {
             maxRows: 1000,
           });
         const limited = await run(caller);
-        const reference = await run(`${caller} offset 0`);
+        const reference = await run(written);
         assert.ok(reference.rows.length > 0, 'the fixture has rows for this query');
         assert.deepEqual(limited.rows, reference.rows);
       });
