@@ -17,7 +17,7 @@ import { QuarryError } from '../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { capRows, optimise } from './optimise.ts';
-import { resolveQuery } from './resolve.ts';
+import { type ParamBinding, resolveQuery } from './resolve.ts';
 import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
 import { columnStorage } from './resolved.ts';
 import { inlineOneRowCtes, type LateMaterialisation, lateMaterialise, limitCteToTopN } from './rewrite.ts';
@@ -30,11 +30,13 @@ export interface GenerateOptions {
   maxRows?: number;
   /** Saving a query: a top-level column a source with fields lacks is an error (resolve.ts). */
   strictSourceColumns?: boolean;
+  /** What the run binds to each parameter (resolve.ts types `@name` by it); absent: strings. */
+  paramTypes?: ReadonlyMap<string, ParamBinding>;
 }
 
 export interface GeneratedQuery {
   sql: string;
-  /** Parameter names used, each to be bound as a string or NULL. */
+  /** Parameter names used, each to be bound as `paramTypes` said (absent: a string or NULL). */
   params: string[];
   /** Result columns, in order, with their types (the encoder tells DATETIME from TIMESTAMP). */
   columns: readonly OutColumn[];
