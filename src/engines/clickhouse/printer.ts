@@ -113,7 +113,7 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
 const UNTYPED_PLACEHOLDER = 'Nullable(String)';
 
 export class ClickHousePrinter extends SqlPrinter {
-  readonly capabilities: Capabilities = {};
+  readonly capabilities: Capabilities = { topNIntoCte: true };
   protected readonly functions: FunctionTable = clickHouseFunctions;
   /** Paths read through CTEs straight from the table (pushdown.ts), planned on the outermost query. */
   #pushdown: PushdownPlan | undefined;
