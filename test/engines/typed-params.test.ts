@@ -157,8 +157,12 @@ for (const engine of engines) {
       for (const [params, expected] of turns) assert.deepEqual(await runPrepared(q, params), [expected], JSON.stringify(params, (_k, x) => (typeof x === 'bigint' ? String(x) : x)));
     });
 
-    test('LIMIT takes an int parameter', async () => {
+    test('LIMIT takes an int parameter; a NULL LIMIT caps nothing, a NULL OFFSET differs (docs/SQL.md)', async () => {
       assert.deepEqual(await run('select id from `typed.events` order by id limit @n', { n: int64(2) }), [{ id: 'e1' }, { id: 'e2' }]);
+      assert.equal((await run('select id from `typed.events` order by id limit @n', {})).length, 5);
+      const offset = run('select id from `typed.events` order by id limit 2 offset @n', {});
+      if (engine === 'clickhouse') await assert.rejects(offset, (e: unknown) => isQuarryError(e) && e.code === 'INVALID_QUERY' && /OFFSET/.test(e.message));
+      else assert.deepEqual(await offset, [{ id: 'e1' }, { id: 'e2' }]);
     });
 
     if (engine === 'clickhouse') {
