@@ -1,5 +1,6 @@
 /** The query half of the engine interface: run a prepared (validated, merged) query. */
 import type { PreparedQuery } from '../sql/index.ts';
+import type { ParamBinding } from '../sql/resolve.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -27,7 +28,7 @@ export function paramText(value: ParamValue): string {
     case 'int':
       return value.value.toString();
     case 'float':
-      return String(value.value);
+      return Object.is(value.value, -0) ? '-0' : String(value.value);
     case 'bool':
       return value.value ? 'true' : 'false';
     case 'timestamp': {
@@ -40,6 +41,12 @@ export function paramText(value: ParamValue): string {
     case 'date':
       return new Date(value.days * 86_400_000).toISOString().slice(0, 10);
   }
+}
+
+/** What a run binds to a parameter, as the semantic pass types it (absent or null: NULL). */
+export function paramBinding(value: ParamValue | null | undefined): ParamBinding {
+  if (value === null || value === undefined) return 'null';
+  return typeof value === 'string' ? 'string' : value.type;
 }
 
 export interface RunOptions {
@@ -62,10 +69,10 @@ export interface QueryResult {
 
 export interface QueryEngine {
   /**
-   * Capability: `run` binds typed values (`ParamValue` objects) with their own types. An engine
-   * without it is given every value as text (`paramText`), so a typed endpoint still runs there
-   * (its values checked and defaulted, but compared as the engine compares strings) instead of
-   * binding NULL.
+   * Capability: `run` binds typed values (`ParamValue` objects) with their own types, and types
+   * `@name` by them (`paramTypes` of the generator). An engine without it is given every value as
+   * text (`paramText`), so a typed endpoint still runs there (its values checked and defaulted, but
+   * compared as the engine compares strings) instead of binding NULL.
    */
   readonly typedParams?: boolean;
   /** Throws INVALID_QUERY when the query could not run (unknown column, type error); runs nothing. */

@@ -17,7 +17,7 @@ import { QuarryError } from '../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { capRows, optimise } from './optimise.ts';
-import { resolveQuery } from './resolve.ts';
+import { type ParamBinding, resolveQuery } from './resolve.ts';
 import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
 import { columnStorage } from './resolved.ts';
 import { inlineOneRowCtes, type LateMaterialisation, lateMaterialise, limitCteToTopN } from './rewrite.ts';
@@ -30,11 +30,13 @@ export interface GenerateOptions {
   maxRows?: number;
   /** Saving a query: a top-level column a source with fields lacks is an error (resolve.ts). */
   strictSourceColumns?: boolean;
+  /** What the run binds to each parameter (resolve.ts types `@name` by it); absent: strings. */
+  paramTypes?: ReadonlyMap<string, ParamBinding>;
 }
 
 export interface GeneratedQuery {
   sql: string;
-  /** Parameter names used, each to be bound as a string or NULL. */
+  /** Parameter names used, each to be bound as `paramTypes` said (absent: a string or NULL). */
   params: string[];
   /** Result columns, in order, with their types (the encoder tells DATETIME from TIMESTAMP). */
   columns: readonly OutColumn[];
@@ -46,6 +48,12 @@ export interface GeneratedQuery {
 export interface Capabilities {
   /** Late materialisation by the stored table's row identifier (see rewrite.ts); absent: not done. */
   readonly lateMaterialisation?: LateMaterialisation;
+  /**
+   * A caller's top n over a CTE also limits the CTE (`limitCteToTopN`, rewrite.ts). ClickHouse
+   * then reads the table in sorting-key order and stops early; DuckDB plans the outer top-n better
+   * on its own (measured 1.35-2x slower with the rewrite), so it does not declare it.
+   */
+  readonly topNIntoCte?: boolean;
 }
 
 /** An argument as the function table sees it: its printed SQL, type and node. */
@@ -94,7 +102,8 @@ export function generateSql(query: Query, options: GenerateOptions, printer: Sql
   const capped = options.maxRows === undefined ? query : capRows(query, options.maxRows);
   const resolved = resolveQuery(optimise(capped), options);
   const late = printer.capabilities.lateMaterialisation;
-  const topN = limitCteToTopN(inlineOneRowCtes(resolved.query));
+  const inlined = inlineOneRowCtes(resolved.query);
+  const topN = printer.capabilities.topNIntoCte ? limitCteToTopN(inlined) : inlined;
   const tree = late ? lateMaterialise(topN, late) : topN;
   const sql = printer.query(tree);
   return { sql, params: printer.params(), columns: resolved.query.columns, warnings: [...resolved.warnings] };

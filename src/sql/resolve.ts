@@ -43,7 +43,15 @@ export interface ResolveOptions {
   catalog: Catalog;
   /** Saving a query: a top-level column a source with fields lacks is an error, not NULL. */
   strictSourceColumns?: boolean;
+  /** What the run binds to each parameter; a parameter it does not name is a STRING. */
+  paramTypes?: ReadonlyMap<string, ParamBinding>;
 }
+
+/**
+ * What one run binds to a parameter: NULL, a string, or a typed endpoint parameter's value (an
+ * engine binds it with that type, so the tree types `@name` the same way).
+ */
+export type ParamBinding = 'null' | 'string' | 'int' | 'float' | 'bool' | 'timestamp' | 'date';
 
 export interface Resolved {
   query: RQuery;
@@ -177,10 +185,10 @@ class Resolver {
     });
   }
 
-  /** LIMIT / OFFSET: a number or a parameter (a string parameter is read as an integer). */
+  /** LIMIT / OFFSET: a number or a parameter (a string or NULL parameter is read as an integer). */
   private rowCount(e: Expr): RExpr {
     const x = this.expr(e, new Scope(undefined, new Map()), false);
-    return isScalar(x.type, 'string') ? implicitCast(x, 'int64') : x;
+    return isScalar(x.type, 'string') || x.type.k === 'unknown' ? implicitCast(x, 'int64') : x;
   }
 
   private setExpr(body: SetExpr, env: CteEnv, outer: Scope | undefined): { body: RSetExpr; columns: readonly OutColumn[]; scope?: Scope } {
@@ -427,8 +435,12 @@ class Resolver {
     switch (e.kind) {
       case 'column':
         return this.column(e.path, scope, aliasesFirst);
-      case 'param':
-        return freeze({ kind: 'param', name: e.name, type: T.string });
+      case 'param': {
+        // Bound to NULL: typed as the NULL literal is, so `coalesce(@p, 5)` is an INT64.
+        const bound = this.options.paramTypes?.get(e.name);
+        const type = bound === undefined ? T.string : bound === 'null' ? unknownType : scalar(bound);
+        return freeze({ kind: 'param', name: e.name, type });
+      }
       case 'literal':
         return literal(e);
       case 'interval': {

@@ -11,7 +11,7 @@
  * would. Applied to the top query, CTEs, derived tables and set-operation branches, never to a
  * subquery in an expression.
  *
- * Top n into a CTE (every engine):
+ * Top n into a CTE (`Capabilities.topNIntoCte`):
  *   WITH c AS (q) SELECT <row-wise columns> FROM c [CROSS JOIN UNNEST(<record>) ...] [WHERE <row-wise>]
  *   ORDER BY <columns of c> LIMIT n
  * also orders and limits `c` itself (`q ORDER BY ... LIMIT n`, by `q`'s own expressions for those

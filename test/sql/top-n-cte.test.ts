@@ -14,6 +14,8 @@ import { optimise } from '../../src/sql/optimise.ts';
 import { resolveQuery } from '../../src/sql/resolve.ts';
 import type { RQuery } from '../../src/sql/resolved.ts';
 import { inlineOneRowCtes, limitCteToTopN } from '../../src/sql/rewrite.ts';
+import { generateClickHouse } from '../../src/engines/clickhouse/printer.ts';
+import { generateDuckDb } from '../../src/engines/duckdb/generator.ts';
 import { usageApiCountsSql } from '../../src/endpoints/supabase/index.ts';
 import { engines, openQueryTestEngine, type QueryTestEngine } from '../support/engines.ts';
 import { supabaseData, supabaseSources } from './fixtures.ts';
@@ -90,6 +92,12 @@ describe('top n into a CTE: when it applies', () => {
     assert.ok(after.body.kind === 'select' && after.body.where, 'the outer WHERE stays');
   });
 
+  test('ClickHouse declares it, DuckDB does not', () => {
+    const prepared = prepareEndpointQuery({ saved: logsAllSql, catalog, sandboxable: true, caller: { sql: `select id, timestamp from edge_logs ${edgeJoins} order by timestamp desc limit 100` } });
+    assert.match(generateClickHouse(prepared.ast, { catalog, database: 'quarry' }).sql, /LIMIT 100\) SELECT/);
+    assert.doesNotMatch(generateDuckDb(prepared.ast, { catalog }).sql, /LIMIT 100\) SELECT/);
+  });
+
   const untouched: [string, string][] = [
     ['a WHERE with a subquery', 'select id from edge_logs where id in (select id from postgres_logs) order by timestamp desc limit 10'],
     ['an ORDER BY on a field below a CTE column', `select id from edge_logs ${edgeJoins} order by response.status_code desc limit 10`],
@@ -123,7 +131,7 @@ const CALLERS: (string | [string, string])[] = [
 ];
 
 for (const engineName of engines) {
-  describe(`top n into a CTE on ${engineName}: the rows of the query as written`, () => {
+  describe(`rewrites on ${engineName}: the rows of the query as written`, () => {
     let engine: QueryTestEngine;
     before(async () => {
       engine = await openQueryTestEngine(engineName, supabaseSources, supabaseData);

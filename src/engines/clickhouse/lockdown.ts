@@ -59,6 +59,11 @@ export interface TranslatedCheck {
   tables: readonly string[];
   /** CTE names defined by the query. */
   ctes: readonly string[];
+  /**
+   * Stand-in values for the statement's placeholders: EXPLAIN AST substitutes them, and only a
+   * Nullable one may be left out. The tree's shape does not depend on them.
+   */
+  params?: Readonly<Record<string, string | null>>;
 }
 
 /** Verdicts already given (only passes), by everything the verdict depends on. */
@@ -76,7 +81,7 @@ export async function checkTranslatedSql(client: ClickHouseClient, sql: string, 
   let tree: string;
   try {
     // As a subquery, so the output format applies to the listing itself.
-    const result = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${sql})`, format: 'JSONEachRow' });
+    const result = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${sql})`, query_params: { ...allowed.params }, format: 'JSONEachRow' });
     // A server gives {"explain": line} per row; chDB gives the line itself.
     tree = ((await result.json()) as (string | { explain: string })[]).map((r) => (typeof r === 'string' ? r : r.explain)).join('\n');
   } catch (e) {

@@ -1,6 +1,7 @@
 /**
  * Runs prepared queries on ClickHouse: generate SQL, double-check it against ClickHouse's own parse
- * tree, bind parameters as `{name:Nullable(String)}` query parameters, enforce the row cap (by the
+ * tree, bind parameters as `{name:Type}` query parameters (the type the run's value has: printer.ts;
+ * the value as the text ClickHouse parses into it: `paramText`), enforce the row cap (by the
  * generated LIMIT, and `max_result_rows`) and the time limit (`max_execution_time`, plus a client
  * abort a little later), run read-only, and encode the rows as the DuckDB engine does.
  */
@@ -8,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
-import type { JsonValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { TranslationCache } from '../translation-cache.ts';
+import type { ParamBinding } from '../../sql/resolve.ts';
+import { type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
+import { paramNames, TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
 import { generateClickHouse } from './printer.ts';
 import { checkTranslatedSql, querySettings } from './lockdown.ts';
@@ -33,6 +35,7 @@ export interface ClickHouseQueryRunnerOptions {
 const ABORT_GRACE_MS = 2000;
 
 export class ClickHouseQueryRunner implements QueryEngine {
+  readonly typedParams = true;
   /** Queries running on each reader. */
   private readonly busy: number[];
   /** Translations for this runner's database. */
@@ -41,8 +44,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
   constructor(private readonly options: ClickHouseQueryRunnerOptions) {
     this.busy = options.readers.map(() => 0);
     const { database } = options;
-    this.translations = new TranslationCache((ast, catalog, maxRows) =>
-      generateClickHouse(ast, maxRows === undefined ? { catalog, database } : { catalog, database, maxRows }),
+    this.translations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
+      generateClickHouse(ast, maxRows === undefined ? { catalog, database, paramTypes } : { catalog, database, maxRows, paramTypes }),
     );
   }
 
@@ -62,7 +65,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
     };
   }
 
-  async run(query: PreparedQuery, params: Record<string, string | null | undefined>, options: RunOptions): Promise<QueryResult> {
+  async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
     const reader = this.acquire();
     try {
       return await this.runOn(reader, query, params, options);
@@ -74,20 +77,23 @@ export class ClickHouseQueryRunner implements QueryEngine {
   private async runOn(
     reader: { client: ClickHouseClient; done(): void },
     query: PreparedQuery,
-    params: Record<string, string | null | undefined>,
+    params: Record<string, ParamValue | null | undefined>,
     options: RunOptions,
   ): Promise<QueryResult> {
     const { database } = this.options;
     const client = reader.client;
-    const translation = this.translations.get(query, options.maxRows);
+    const translation = this.translations.get(query, options.maxRows, params);
     const generated = translation.generated;
     if (this.options.verifyTranslation !== false) {
-      await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes });
+      const standIns: Record<string, string | null> = {};
+      for (const name of generated.params) standIns[name] = standIn[paramBinding(Object.hasOwn(params, name) ? params[name] : undefined)];
+      await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes, params: standIns });
     }
+    // The placeholders were printed from these same values (the translation's signature).
     const values: Record<string, string | null> = {};
     for (const name of generated.params) {
-      const v = params[name];
-      values[name] = typeof v === 'string' ? v : null;
+      const v = Object.hasOwn(params, name) ? params[name] : undefined;
+      values[name] = v === null || v === undefined ? null : boundText(name, v);
     }
     // The time limit is the statement's: the parse-tree check (once per SQL text) is not counted.
     const remaining = options.timeoutMs;
@@ -165,11 +171,16 @@ export class ClickHouseQueryRunner implements QueryEngine {
     }
   }
 
-  /** Checks that a query can run without running it: ClickHouse analyses it (types included) for EXPLAIN. */
+  /**
+   * Checks that a query can run without running it: ClickHouse analyses it (types included) for
+   * EXPLAIN. Every parameter is a NULL there (its value, and with a typed endpoint its type, come
+   * with each run), as DuckDB prepares a statement with parameters of no type yet.
+   */
   async check(query: PreparedQuery): Promise<void> {
     const { database } = this.options;
     const client = this.options.readers[0] as ClickHouseClient;
-    const generated = generateClickHouse(query.ast, { catalog: query.catalog, database, strictSourceColumns: true });
+    const paramTypes = new Map(paramNames(query.ast).map((name) => [name, 'null' as const]));
+    const generated = generateClickHouse(query.ast, { catalog: query.catalog, database, strictSourceColumns: true, paramTypes });
     const params: Record<string, null> = {};
     for (const name of generated.params) params[name] = null;
     try {
@@ -179,6 +190,29 @@ export class ClickHouseQueryRunner implements QueryEngine {
       throw mapClickHouseError(e, 0);
     }
   }
+}
+
+/** A value of each placeholder type for the parse-tree check (which never sees the run's values). */
+const standIn: Readonly<Record<ParamBinding, string | null>> = {
+  null: null,
+  string: '',
+  int: '0',
+  float: '0',
+  bool: 'false',
+  timestamp: '1970-01-01 00:00:00',
+  date: '1970-01-01',
+};
+
+/** Date32's range in days since 1970-01-01 (1900-01-01 to 2299-12-31); ClickHouse clamps beyond it. */
+const DATE32_MIN_DAYS = -25_567;
+const DATE32_MAX_DAYS = 120_529;
+
+/** A value as the text its `{name:Type}` placeholder parses; a DATE Date32 cannot hold is refused. */
+function boundText(name: string, value: ParamValue): string {
+  if (typeof value !== 'string' && value.type === 'date' && (value.days < DATE32_MIN_DAYS || value.days > DATE32_MAX_DAYS)) {
+    throw new QuarryError('BAD_REQUEST', `Parameter "${name}": ${paramText(value)} is outside the dates the ClickHouse engine holds (1900-01-01 to 2299-12-31)`);
+  }
+  return paramText(value);
 }
 
 const timeoutTypes = new Set(['TIMEOUT_EXCEEDED']);
@@ -204,7 +238,7 @@ export function mapClickHouseError(e: unknown, timeoutMs: number): QuarryError {
 /** The first sentence of a ClickHouse message, without query text, internal aliases or table names. */
 function cleanMessage(raw: string): string {
   let m = raw.split('\n')[0] ?? '';
-  m = m.split(/: In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
+  m = m.split(/[:.] In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
   m = m
     .replace(/`?__[a-z]\d+`?\.?/g, '')
     .replace(/`?src_[0-9a-z]+`?/g, 'the source')

@@ -28,8 +28,10 @@ export interface DuckDbQueryRunnerOptions {
   statementsPerConnection?: number;
 }
 
-/** Every runner shares one cache: the translation depends only on the query, the catalogue and the row cap. */
-const translations = new TranslationCache((ast, catalog, maxRows) => generateDuckDb(ast, maxRows === undefined ? { catalog } : { catalog, maxRows }));
+/** Every runner shares one cache: the translation depends only on the query, the catalogue, the row cap and the parameters' types. */
+const translations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
+  generateDuckDb(ast, maxRows === undefined ? { catalog, paramTypes } : { catalog, maxRows, paramTypes }),
+);
 
 /** Rows encoded between checks of the result's size. */
 const SIZE_CHECK_ROWS = 16;
@@ -43,7 +45,7 @@ export class DuckDbQueryRunner implements QueryEngine {
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
   async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
-    const translation = translations.get(query, options.maxRows);
+    const translation = translations.get(query, options.maxRows, params);
     const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;
