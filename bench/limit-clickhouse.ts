@@ -3,8 +3,8 @@
  * chDB tables in the bench process, no HTTP, no translation, no encoding beyond the client's JSON
  * rows. chDB binds one data directory per process and the service holds its directory while it
  * runs, so the limit opens the same directory after the service has stopped (as the DuckDB limit
- * opens the service's file read-only afterwards): same parts, same layout, warmed by one untimed
- * run per question.
+ * opens the service's file read-only afterwards): same parts, same layout, warmed up as the
+ * service's questions are (stats.ts, timeRuns).
  */
 import { createRequire } from 'node:module';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';

@@ -31,12 +31,15 @@ export function summarise(samples: readonly number[]): Summary {
 }
 
 /**
- * Times `fn` `runs` times after `warmup` untimed calls; milliseconds. Three warm-up calls by
- * default: an engine's caches (ClickHouse's marks and compiled expressions, DuckDB's buffers) and
- * the JIT of the request path settle over more than one call.
+ * Times `fn` `runs` times after an untimed warm-up; milliseconds. The warm-up is at least
+ * `warmup` calls and at least `warmupMs` of calls (at most 100): an engine's caches (marks, parts'
+ * indexes, DuckDB's buffers) and the JIT of the request path settle over more than one call, and
+ * an embedded chDB just opened answers erratically for its first second or so (measured: count
+ * 7-73 ms over its first 25 calls, then 7-9 ms). Every side of a comparison gets the same warm-up.
  */
-export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 3): Promise<Summary> {
-  for (let i = 0; i < warmup; i++) await fn();
+export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 3, warmupMs = 1_000): Promise<Summary> {
+  const warmStart = performance.now();
+  for (let i = 0; i < 100 && (i < warmup || performance.now() - warmStart < warmupMs); i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();

@@ -142,7 +142,7 @@ export async function runBaseline(
       const res = await client.query(text, values);
       rows = res.rowCount ?? res.rows.length;
       // One warm-up: its queries take seconds each.
-    }, runs, 1);
+    }, runs, 1, 0);
     out.rows[id] = rows;
     log(`  baseline ${id.padEnd(26)} p50 ${out.results[id]?.p50.toFixed(1).padStart(8)} ms  (${rows} rows)`);
   }
