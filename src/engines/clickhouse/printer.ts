@@ -4,8 +4,8 @@
  *
  * - `@name` → `{name:Type}`, a query parameter bound by the runner, never spliced; the type is what
  *   the run binds (`paramTypes`): `String` for a string, `Int64`, `Float64`, `Bool`,
- *   `DateTime64(6, 'UTC')`, `Date32` for typed values, `Nullable(Nothing)` for NULL (a Nullable
- *   placeholder costs every query about 0.4 ms on chDB, so only NULL gets one), and
+ *   `DateTime64(6, 'UTC')`, `Date32` for typed values, `Nullable(Nothing)` for NULL (Nullable
+ *   placeholders in filters cost up to ~0.3 ms a query on chDB, so only NULL gets one), and
  *   `Nullable(String)` when the generator was not told (saving checks a query that way).
  * - Identifiers are backquoted; string literals escape the backslash too (an escape character in
  *   ClickHouse strings). Source tables are qualified with Quarry's database.
