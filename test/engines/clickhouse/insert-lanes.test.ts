@@ -6,9 +6,18 @@
  * test, not by timing.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { connectClickHouse } from '../../../src/engines/clickhouse/client.ts';
+import { openClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { InsertLanes } from '../../../src/engines/clickhouse/insert-lanes.ts';
+import type { TableBatch } from '../../../src/engines/storage-engine.ts';
 import { QuarryError } from '../../../src/errors.ts';
+import { IngestService } from '../../../src/ingest/pipeline.ts';
+import { edgeEvent } from '../../ingest/fixtures.ts';
+import { engines } from '../../support/engines.ts';
 
 interface Call {
   table: string;
@@ -107,6 +116,56 @@ describe('insert lanes', () => {
       r.calls[1]?.finish(error);
       await Promise.all(both);
       assert.equal(r.calls.length, 2, 'no insert after the failure');
+    }
+  });
+});
+
+describe('the ingest pipeline on ClickHouse (chDB)', { skip: !engines.includes('clickhouse') }, () => {
+  it('hands each request to storage on its own while others are being stored, and stores every row once', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'quarry-lanes-'));
+    const engine = await openClickHouseEngine({ chdbPath: dir, database: 'quarry' });
+    try {
+      const storage = engine.storage;
+      const append = storage.append.bind(storage);
+      const sizes: number[] = [];
+      let running = 0;
+      let most = 0;
+      storage.append = async (batches: readonly TableBatch[]) => {
+        sizes.push(batches.reduce((n, b) => n + b.events.length, 0));
+        running++;
+        most = Math.max(most, running);
+        try {
+          await append(batches);
+        } finally {
+          running--;
+        }
+      };
+      const ingest = new IngestService({ sources: engine.sources, storage });
+      const sources = [0, 1, 2].map((k) => ({ id: `00000000-0000-4000-8000-00000000000${k}`, name: `lanes.${k}` }));
+      // The tables first, so the requests below need no schema change and are not held back.
+      await Promise.all(sources.map((s, k) => ingest.ingest(s, [{ ...edgeEvent(k), id: `warm-${k}` }])));
+      sizes.length = 0;
+      most = 0;
+      let id = 0;
+      await Promise.all(
+        Array.from({ length: 12 }, (_, r) => ingest.ingest(sources[r % 3] as { id: string; name: string }, Array.from({ length: 7 }, () => ({ ...edgeEvent(id), id: `e${id++}` })))),
+      );
+      assert.deepEqual(sizes, Array(12).fill(7), 'one request per append');
+      assert.ok(most >= 2, `appends overlapped (at most ${most} at once)`);
+      await ingest.close();
+      const conn = await connectClickHouse({ chdbPath: dir, database: 'quarry' });
+      try {
+        for (const s of sources) {
+          const table = engine.sources.catalog.sourceByName(s.name)?.table;
+          const result = await conn.client.query({ query: `SELECT count() AS n, uniqExact(id) AS d FROM quarry.${table}`, format: 'JSONEachRow' });
+          assert.deepEqual(await result.json(), [{ n: 29, d: 29 }], s.name);
+        }
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
