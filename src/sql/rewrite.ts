@@ -31,7 +31,6 @@
 import { functions } from './functions.ts';
 import {
   freeze,
-  children,
   type ROrder,
   type RExpr,
   type RFactor,
@@ -161,54 +160,11 @@ export function limitCteToTopN(q: RQuery): RQuery {
 /** How many FROM clauses anywhere in `q` (CTEs, derived tables, subqueries) read the CTE called `name`. */
 function cteReads(q: RQuery, name: string): number {
   let n = 0;
-  const query = (x: RQuery): void => {
-    for (const c of x.with) query(c.query);
-    setExprOf(x.body);
-    for (const o of x.orderBy) expr(o.expr);
-    if (x.limit) expr(x.limit);
-    if (x.offset) expr(x.offset);
-  };
-  const setExprOf = (b: RSetExpr): void => {
-    switch (b.kind) {
-      case 'select':
-        if (b.from) for (const f of [b.from.first, ...b.from.joins.map((j) => j.factor)]) factor(f);
-        for (const j of b.from?.joins ?? []) if (j.on) expr(j.on);
-        for (const c of b.columns) expr(c.expr);
-        for (const e of [b.where, ...b.groupBy, b.having, b.qualify]) if (e) expr(e);
-        return;
-      case 'nested':
-        query(b.query);
-        return;
-      case 'setop':
-        setExprOf(b.left);
-        setExprOf(b.right);
-        return;
-      default:
-        assertNever(b);
-    }
-  };
-  const factor = (f: RFactor): void => {
-    switch (f.kind) {
-      case 'range':
-        if (f.range.kind === 'cte' && f.range.cte === name) n++;
-        if (f.query) query(f.query);
-        return;
-      case 'unnestList':
-        expr(f.array);
-        return;
-      case 'unnestRecord':
-        expr(f.value);
-        return;
-      default:
-        assertNever(f);
-    }
-  };
-  const expr = (e: RExpr): void => {
-    const c = children(e);
-    for (const x of c.exprs) expr(x);
-    for (const x of c.queries) query(x);
-  };
-  query(q);
+  rebuild(q, (node) => {
+    const f = node as RFactor;
+    if (f.kind === 'range' && f.range.kind === 'cte' && f.range.cte === name) n++;
+    return undefined;
+  });
   return n;
 }
 
@@ -235,25 +191,14 @@ function throughCte(e: RExpr, range: RangeVar, items: readonly RSelectItem[]): R
     }
     return freeze({ ...item.expr, fields: freeze([...item.expr.fields, ...c.fields]), type: c.type });
   };
-  const out = mapNode(e, column) as RExpr;
+  const out = rebuild(e, (n) => (n.kind === 'column' ? column(n as ColumnExpr) : undefined)) as RExpr;
   return ok ? out : undefined;
 }
 
-/**
- * Copies an expression tree (no subqueries: callers pass row-wise expressions only), replacing
- * column references. Range variables (`from`) and types are shared, not copied.
- */
-function mapNode(node: unknown, column: (c: ColumnExpr) => RExpr): unknown {
-  if (Array.isArray(node)) return freeze(node.map((x) => mapNode(x, column)));
-  if (typeof node !== 'object' || node === null) return node;
-  if ((node as { kind?: unknown }).kind === 'column') return column(node as ColumnExpr);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === 'type' || k === 'from' || k === 'value' && (node as { kind?: unknown }).kind === 'literal' ? v : mapNode(v, column);
-  return freeze(out);
-}
-
 /** Keys whose values are shared, never copied: range variables are compared by identity. */
-const SHARED_KEYS = new Set(['from', 'range', 'type']);
+const SHARED_KEYS = new Set(['range', 'type']);
+/** Nodes holding a range variable (under `from`) and no expression: left as they are. */
+const LEAF_KINDS = new Set(['column', 'rowid']);
 
 /**
  * Rebuilds a resolved tree bottom-up where `replace` gives a node a replacement; every node
@@ -272,6 +217,7 @@ function rebuild(node: unknown, replace: (n: { kind?: unknown }) => unknown): un
   if (typeof node !== 'object' || node === null) return node;
   const replaced = replace(node as { kind?: unknown });
   if (replaced !== undefined) return replaced;
+  if (LEAF_KINDS.has((node as { kind?: unknown }).kind as string)) return node;
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(node)) {
     if (SHARED_KEYS.has(k)) continue;
