@@ -15,7 +15,7 @@
  */
 import type { JsonObject, JsonValue } from '../storage/event.ts';
 import { emptyFields, setOwn } from '../storage/fields.ts';
-import { jsonText } from '../storage/json-text.ts';
+import { jsonText, wellFormed } from '../storage/json-text.ts';
 import { defaultSchemaLimits } from '../storage/limits.ts';
 
 export interface KeyLimits {
@@ -102,6 +102,8 @@ function rebuild(
 
 /** `value` sits at nesting `level`: a container there beyond `maxDepth` becomes its JSON text. */
 function sanitiseValue(value: unknown, limits: KeyLimits, level: number): JsonValue {
+  // Neither engine stores a lone surrogate as it is.
+  if (typeof value === 'string') return wellFormed(value);
   if (value === null || typeof value !== 'object') return value as JsonValue;
   if (level > limits.maxDepth) return jsonText(value);
   if (Array.isArray(value)) {

@@ -10,7 +10,7 @@
  * - every other top-level key is kept at any depth, names made column-safe (src/ingest/keys.ts).
  */
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
-import { jsonText } from '../storage/json-text.ts';
+import { jsonText, wellFormed } from '../storage/json-text.ts';
 import { defaultSchemaLimits } from '../storage/limits.ts';
 import { newEventId } from './event-id.ts';
 import { type KeyLimits, sanitiseObject } from './keys.ts';
@@ -29,14 +29,14 @@ export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: big
 
 /** The stored id: the given one as text, else a new UUID. */
 export function eventId(id: unknown): string {
-  return id === undefined || id === null || id === '' ? newEventId() : typeof id === 'string' ? id : jsonText(id);
+  return id === undefined || id === null || id === '' ? newEventId() : typeof id === 'string' ? wellFormed(id) : jsonText(id);
 }
 
 /** `event_message`, else `message`: text as is, anything else as its JSON text. */
 export function eventMessage(event: { [key: string]: unknown }): string | null {
   const em = event.event_message;
   const text = em === undefined || em === null ? event.message : em;
-  return text === undefined || text === null ? null : typeof text === 'string' ? text : jsonText(text);
+  return text === undefined || text === null ? null : typeof text === 'string' ? wellFormed(text) : jsonText(text);
 }
 
 /** True when the event's `message` becomes its event message (and so is not also a field). */

@@ -5,6 +5,14 @@
  */
 import type { JsonValue } from './event.ts';
 
+/**
+ * Text with each lone surrogate (JSON allows `\ud800` alone) as U+FFFD, as UTF-8 encoding has it:
+ * neither engine stores a lone surrogate as it is.
+ */
+export function wellFormed(text: string): string {
+  return text.isWellFormed() ? text : text.toWellFormed();
+}
+
 export function jsonText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'null';
