@@ -18,6 +18,7 @@
 import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
 import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
+import { wholeThenEach } from '../storage/whole-then-each.ts';
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeTypes } from '../storage/infer.ts';
 import { growSchema } from '../storage/overflow.ts';
@@ -409,37 +410,5 @@ function appendStored(out: StoredEvent[], prepared: PreparedRequest, columns: Re
     };
     if (raw !== undefined) event.raw = raw;
     out.push(event);
-  }
-}
-
-/**
- * Settles `items` by the outcome of `whole`, the attempt for all of them together. When it fails,
- * each item is tried alone with `one`, so one bad request does not fail its neighbours; not when
- * it was alone, nor on a full disk, where every retry would fail too and the error is each item's.
- */
-async function wholeThenEach<T>(
-  items: readonly T[],
-  whole: Promise<void>,
-  one: (item: T) => Promise<void>,
-  ok: (item: T) => void,
-  fail: (item: T, e: unknown) => void,
-): Promise<void> {
-  try {
-    await whole;
-    for (const item of items) ok(item);
-    return;
-  } catch (e) {
-    if (items.length === 1 || isDiskFull(e)) {
-      for (const item of items) fail(item, e);
-      return;
-    }
-  }
-  for (const item of items) {
-    try {
-      await one(item);
-      ok(item);
-    } catch (e) {
-      fail(item, e);
-    }
   }
 }

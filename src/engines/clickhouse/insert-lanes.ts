@@ -14,6 +14,7 @@
  */
 import { isQuarryError } from '../../errors.ts';
 import { isDiskFull } from '../../storage/disk-full.ts';
+import { wholeThenEach } from '../../storage/whole-then-each.ts';
 
 /** Inserts JSONEachRow `text` holding `events` rows into `table`; resolves once stored durably. */
 export type InsertText = (table: string, text: string, events: number) => Promise<void>;
@@ -81,24 +82,14 @@ export class InsertLanes {
       text += w.text;
       events += w.events;
     }
-    try {
-      await this.insert(table, text, events);
-      for (const w of take) w.resolve();
-      return;
-    } catch (e) {
-      if (take.length === 1 || !retryAlone(e)) {
-        for (const w of take) w.reject(e);
-        return;
-      }
-    }
-    for (const w of take) {
-      try {
-        await this.insert(table, w.text, w.events);
-        w.resolve();
-      } catch (e) {
-        w.reject(e);
-      }
-    }
+    await wholeThenEach(
+      take,
+      this.insert(table, text, events),
+      (w) => this.insert(table, w.text, w.events),
+      (w) => w.resolve(),
+      (w, e) => w.reject(e),
+      retryAlone,
+    );
   }
 }
 
