@@ -139,9 +139,8 @@ export function limitCteToTopN(q: RQuery): RQuery {
     if (e?.kind !== 'column' || e.from !== range || e.fields.length > 0 || e.column === undefined) return q;
     const name = e.column;
     // The CTE's own expression for that column (a position would shift if a printer adds columns).
-    const matching = items.filter((c) => c.name === name);
-    const item = matching[0];
-    if (matching.length !== 1 || !item || !rowLocal(item.expr)) return q;
+    const item = onlyItem(items, name);
+    if (!item || !rowLocal(item.expr)) return q;
     orderBy.push(freeze({ expr: item.expr, desc: o.desc, nulls: o.nulls }));
   }
   // The outer filter, in the CTE's own terms, is applied before the CTE's top n (and stays outside).
@@ -170,6 +169,12 @@ function cteReads(q: RQuery, name: string): number {
 
 type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 
+/** The select item called `name`, when exactly one is. */
+function onlyItem(items: readonly RSelectItem[], name: string): RSelectItem | undefined {
+  const matching = items.filter((i) => i.name === name);
+  return matching.length === 1 ? matching[0] : undefined;
+}
+
 /**
  * A row-wise expression over the CTE `range` rewritten over the CTE's own FROM: each column of the
  * CTE becomes the CTE's expression for it (a path below one, the path below that column).
@@ -178,9 +183,8 @@ type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 function throughCte(e: RExpr, range: RangeVar, items: readonly RSelectItem[]): RExpr | undefined {
   let ok = true;
   const column = (c: ColumnExpr): RExpr => {
-    const matching = items.filter((i) => i.name === c.column);
-    const item = matching[0];
-    if (c.from !== range || matching.length !== 1 || !item) {
+    const item = c.column === undefined ? undefined : onlyItem(items, c.column);
+    if (c.from !== range || !item) {
       ok = false;
       return c;
     }
