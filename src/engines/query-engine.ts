@@ -43,6 +43,11 @@ export function paramText(value: ParamValue): string {
   }
 }
 
+/** The run's value of a parameter, never a member the params object inherits (absent: undefined). */
+export function boundValue(params: Readonly<Record<string, ParamValue | null | undefined>>, name: string): ParamValue | null | undefined {
+  return Object.hasOwn(params, name) ? params[name] : undefined;
+}
+
 /** What a run binds to a parameter, as the semantic pass types it (absent or null: NULL). */
 export function paramBinding(value: ParamValue | null | undefined): ParamBinding {
   if (value === null || value === undefined) return 'null';

@@ -14,7 +14,7 @@ import { Lru } from '../sql/lru.ts';
 import type { ParamBinding } from '../sql/resolve.ts';
 import { walkQuery } from '../sql/walk.ts';
 import type { Catalog, SourceTable } from '../storage/schema.ts';
-import { type ParamValue, paramBinding } from './query-engine.ts';
+import { boundValue, type ParamValue, paramBinding } from './query-engine.ts';
 
 export interface Translation {
   readonly catalog: Catalog;
@@ -59,7 +59,7 @@ export class TranslationCache {
       perQuery = { names: paramNames(ast), translations: new Lru(PER_QUERY) };
       this.#byAst.set(ast, perQuery);
     }
-    const bindings = perQuery.names.map((name) => paramBinding(Object.hasOwn(params, name) ? params[name] : undefined));
+    const bindings = perQuery.names.map((name) => paramBinding(boundValue(params, name)));
     const key = `${maxRows ?? '-'}/${bindings.map((b) => signatureLetters[b]).join('')}`;
     const known = perQuery.translations.get(key);
     if (known && known.catalog === catalog && known.deps.every(([name, entry]) => catalog.sourceByName(name) === entry)) return known;

@@ -10,7 +10,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
-import { type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
+import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
 import { paramNames, TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
 import { generateClickHouse } from './printer.ts';
@@ -86,13 +86,13 @@ export class ClickHouseQueryRunner implements QueryEngine {
     const generated = translation.generated;
     if (this.options.verifyTranslation !== false) {
       const standIns: Record<string, string | null> = {};
-      for (const name of generated.params) standIns[name] = standIn[paramBinding(Object.hasOwn(params, name) ? params[name] : undefined)];
+      for (const name of generated.params) standIns[name] = standIn[paramBinding(boundValue(params, name))];
       await checkTranslatedSql(client, generated.sql, { database, tables: translation.tables, ctes: translation.ctes, params: standIns });
     }
     // The placeholders were printed from these same values (the translation's signature).
     const values: Record<string, string | null> = {};
     for (const name of generated.params) {
-      const v = Object.hasOwn(params, name) ? params[name] : undefined;
+      const v = boundValue(params, name);
       values[name] = v === null || v === undefined ? null : boundText(name, v);
     }
     // The time limit is the statement's: the parse-tree check (once per SQL text) is not counted.
