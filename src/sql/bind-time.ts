@@ -59,13 +59,23 @@ export function specialiseForValues(prepared: PreparedQuery, values: Readonly<Re
   return result;
 }
 
-/** Per tested parameter: NULL, equal to one of its literals (which), or none of them. */
+/**
+ * A parameter's value as decisions see it: null (NULL or absent), its text, or undefined for a
+ * typed value (not NULL, compared by the engine). Never a member `values` inherits.
+ */
+function decisionValue(values: Readonly<Record<string, BindValue>>, name: string): string | null | undefined {
+  const v = Object.hasOwn(values, name) ? values[name] : undefined;
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Per tested parameter: NULL, typed, equal to one of its literals (which), or none of them. */
 function signature(tested: ReadonlyMap<string, ReadonlySet<string>>, values: Readonly<Record<string, BindValue>>): string {
   const parts: string[] = [];
   for (const [name, literals] of tested) {
-    const v = values[name];
-    if (v === null || v === undefined) parts.push('n');
-    else if (typeof v !== 'string') parts.push('t');
+    const v = decisionValue(values, name);
+    if (v === null) parts.push('n');
+    else if (v === undefined) parts.push('t');
     else parts.push(literals.has(v) ? `=${JSON.stringify(v)}` : 'o');
   }
   return parts.join(',');
@@ -250,9 +260,7 @@ class Folder {
   }
 
   private value(name: string): string | null | undefined {
-    const v = this.values[name];
-    if (v === null || v === undefined) return null;
-    return typeof v === 'string' ? v : undefined;
+    return decisionValue(this.values, name);
   }
 
   private expr(e: Expr, use: Use): Expr {
@@ -267,9 +275,9 @@ class Folder {
     switch (e.kind) {
       case 'binary':
         if (e.op === 'and' || e.op === 'or') return this.logical(e, use);
-        return this.children(e, 'value');
+        return this.children(e);
       case 'unary': {
-        if (e.op !== 'not') return this.children(e, 'value');
+        if (e.op !== 'not') return this.children(e);
         const inner = this.expr(e.expr, 'value');
         const v = known(inner);
         if (v === true || v === false) return outcome(!v);
@@ -278,7 +286,7 @@ class Folder {
       case 'case':
         return this.caseExpr(e);
       default:
-        return this.children(e, 'value');
+        return this.children(e);
     }
   }
 
@@ -337,8 +345,8 @@ class Folder {
   }
 
   /** Folds inside an expression this pass does not simplify itself. */
-  private children(e: Expr, use: Use): Expr {
-    const x = (c: Expr) => this.expr(c, use);
+  private children(e: Expr): Expr {
+    const x = (c: Expr) => this.expr(c, 'value');
     switch (e.kind) {
       case 'column':
       case 'param':
