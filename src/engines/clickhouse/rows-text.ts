@@ -52,26 +52,22 @@ export function rowsText(events: readonly StoredEvent[], schema: TableSchema): s
 }
 
 function row(event: StoredEvent, fieldsText: string): string {
-  const message = event.event_message === null ? 'null' : clickHouseJson(event.event_message);
-  return `{"id":${clickHouseJson(event.id)},"timestamp":"${timestampText(event.timestamp)}","event_message":${message},"fields":${fieldsText}}\n`;
+  // Strings only (made well-formed at ingest, src/ingest/normalise.ts): plain JSON text.
+  const message = event.event_message === null ? 'null' : JSON.stringify(event.event_message);
+  return `{"id":${JSON.stringify(event.id)},"timestamp":"${timestampText(event.timestamp)}","event_message":${message},"fields":${fieldsText}}\n`;
 }
 
-/**
- * What JSON.stringify writes for a lone surrogate (a pair it writes as the character itself): an
- * escape not itself escaped (`\\ud800` is a backslash and the text `ud800`).
- */
-const LONE_SURROGATE = /(?<=(?:^|[^\\])(?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
 /** A token no value can contain (a NUL and this process's own random digits). */
 const WIDE = `\u0000${Math.random().toString(36).slice(2)}:`;
 const WIDE_TOKEN = new RegExp(`"${JSON.stringify(WIDE).slice(1, -1).replaceAll('\\', '\\\\')}(-?\\d+)"`, 'g');
 
 /**
- * JSON text ClickHouse accepts for a value JavaScript holds: a lone surrogate (ingest makes values
- * well-formed, src/ingest/normalise.ts; this catches one in a key) becomes U+FFFD, and an integral number of magnitude 2^63 or more, which JavaScript writes
- * as digits ClickHouse refuses as a 64-bit integer, is written as a float (`…000.0`), the type the
- * catalogue gives it (src/storage/infer.ts).
+ * JSON text ClickHouse accepts for fields JavaScript holds (their strings are well-formed since
+ * ingest, src/ingest/keys.ts): an integral number of magnitude 2^63 or more, which JavaScript
+ * writes as digits ClickHouse refuses as a 64-bit integer, is written as a float (`…000.0`), the
+ * type the catalogue gives it (src/storage/infer.ts).
  */
-export function clickHouseJson(value: unknown): string {
+function clickHouseJson(value: unknown): string {
   let wide = false;
   const text = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 2 ** 63 && Math.abs(v) < 1e21) {
@@ -80,8 +76,7 @@ export function clickHouseJson(value: unknown): string {
     }
     return v;
   });
-  const whole = wide ? text.replace(WIDE_TOKEN, '$1.0') : text;
-  return whole.includes('\\u') ? whole.replace(LONE_SURROGATE, '\\ufffd') : whole;
+  return wide ? text.replace(WIDE_TOKEN, '$1.0') : text;
 }
 
 /** Unix µs → `seconds.micros`, which DateTime64(6) reads exactly. */
