@@ -32,6 +32,7 @@ import { withoutBase } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
 import { convertExpression, duckDbType, jsonStructure, OVERFLOW_COLUMN, quoteIdent, quoteString } from './types.ts';
 import { emptyFields, own, setOwn } from '../../storage/fields.ts';
+import { wellFormed } from '../../storage/json-text.ts';
 import { serialQueue } from '../../serial-queue.ts';
 
 const STAGE = 'quarry_stage_events';
@@ -496,16 +497,16 @@ function appendArray(appender: DuckDBAppender, tbl: number, events: readonly Sto
 }
 
 const LONE_SURROGATE_ESCAPE = /\\ud[89a-f]/i;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * JSON text of a string array. A lone surrogate (which DuckDB's JSON reader refuses) is replaced by
- * U+FFFD first, as the row appender does when it encodes text as UTF-8.
+ * JSON text of a string array. A lone surrogate (which DuckDB's JSON reader refuses; ingest already
+ * replaces it, this covers any other writer) is replaced by U+FFFD first, as the row appender does
+ * when it encodes text as UTF-8.
  */
 function jsonStrings(values: (string | null)[]): string {
   const text = JSON.stringify(values);
   if (!text.includes('\\u') || !LONE_SURROGATE_ESCAPE.test(text)) return text;
-  return JSON.stringify(values.map((v) => (v === null ? null : v.replace(LONE_SURROGATE, '\ufffd'))));
+  return JSON.stringify(values.map((v) => (v === null ? null : wellFormed(v))));
 }
 
 /** DuckDB type → FieldType, for the types this storage creates. */
