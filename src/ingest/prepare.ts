@@ -79,7 +79,7 @@ export function prepareRequest(
     messages: new Array<string | null>(n),
     fields: new Array<JsonObject | undefined>(n),
     observed: undefined,
-    raw: rawText !== undefined && textReadable(rawText) ? { text: rawText, count: n } : undefined,
+    raw: rawText !== undefined && textReadable(rawText) ? { text: rawText, count: n, elements: events as readonly JsonObject[] } : undefined,
     messageMoved: false,
     limits,
   };

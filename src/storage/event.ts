@@ -29,6 +29,11 @@ export interface StoredEvent {
 export interface RawEventArray {
   text: string;
   count: number;
+  /**
+   * The same events as parsed from `text` (the ingest pipeline parses each request once), for a
+   * storage that writes rows from objects rather than text.
+   */
+  elements?: readonly JsonObject[];
   /** The top-level fields its events carry (spelt as in the schema); storage writes only those. */
   keys?: readonly string[];
   /**

@@ -151,7 +151,7 @@ describe('fields read from the received text', () => {
   it('marks only requests that need no conversion as readable', () => {
     const okEvents = [{ a: 1, b: { c: 'x' } }, { a: 2.5, b: { d: [true] } }];
     const ok = prepareRequest(okEvents, 0n, JSON.stringify(okEvents));
-    assert.deepEqual(ok.raw, { text: JSON.stringify(okEvents), count: 2, keys: ['a', 'b'] });
+    assert.deepEqual(ok.raw, { text: JSON.stringify(okEvents), count: 2, elements: okEvents, keys: ['a', 'b'] });
     assert.deepEqual(Object.keys(ok.observed ?? {}), ['a', 'b']);
     for (const events of [[{ a: 1 }, { a: 'x' }], [{ 'a-b': 1 }], [{ a: [] }], [{ a: {} }], [{ ID: 1 }], [{ ab: 1, AB: 2 }]]) {
       assert.equal(prepareRequest(events, 0n, JSON.stringify(events)).raw, undefined, JSON.stringify(events));

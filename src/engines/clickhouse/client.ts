@@ -4,9 +4,11 @@
  * and that the user holds every right Quarry needs, and says which one is missing.
  */
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { QuarryError } from '../../errors.ts';
+import { type ChdbModule, type ChdbWriter, openChdbWriter, type RowFormat, scratchFolder } from './chdb-writer.ts';
 
 export interface ClickHouseConnectOptions {
   /** `http(s)://host:port` of a server. */
@@ -29,8 +31,8 @@ export interface ClickHouseConnectOptions {
  */
 export const INSERT_WRITERS = 2;
 
-/** Inserts rows given as JSONEachRow text (embedded chDB: the bytes go to chDB as they are). */
-export type RawInsert = (table: string, rows: Buffer, settings: Record<string, string | number>) => Promise<void>;
+/** Inserts rows given as JSONEachRow text or RowBinary (embedded chDB: the bytes go to chDB as they are). */
+export type RawInsert = (table: string, rows: Buffer, format: RowFormat, settings: Record<string, string | number>) => Promise<void>;
 
 export interface ClickHouseConnection {
   /** Storage and catalogue statements. */
@@ -112,8 +114,7 @@ function withUnavailable(client: ClickHouseClient): ClickHouseClient {
   });
 }
 
-interface ChdbRawInsert {
-  chdb: { rawInsert(p: { table: string; values: Buffer; format: 'JSONEachRow'; settings: Record<string, string | number> }): Promise<unknown> };
+interface ChdbClientConnection {
   close(): Promise<void>;
 }
 
@@ -143,9 +144,9 @@ export const CHDB_INSTALL_HINT =
   'CLICKHOUSE_URL=chdb: runs ClickHouse inside Quarry and needs the chdb package (about 550 MB): run `npm install --save-exact chdb@3.4.0`, or point CLICKHOUSE_URL at a ClickHouse server (http://host:8123)';
 
 /** A chDB connection for the client, or an error saying how to install chDB. */
-function chdbConnection(path: string): ChdbRawInsert {
+function chdbConnection(path: string): ChdbClientConnection {
   const require = createRequire(import.meta.url);
-  let mod: { createChdbConnection(options: { path: string }): ChdbRawInsert };
+  let mod: { createChdbConnection(options: { path: string }): ChdbClientConnection };
   try {
     mod = require('chdb/connection') as typeof mod;
   } catch (e) {
@@ -171,7 +172,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   const embedded = options.chdbPath !== undefined;
   let client: ClickHouseClient;
   let rawInsert: RawInsert | undefined;
-  let writers: ChdbRawInsert[] = [];
+  let writers: ChdbWriter[] = [];
+  let scratch: string | undefined;
   const chdbClient = (connection = chdbConnection(options.chdbPath as string)) =>
     createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   if (embedded) {
@@ -179,12 +181,16 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     await mkdir(options.chdbPath as string, { recursive: true });
     const connection = chdbConnection(options.chdbPath as string);
     client = chdbClient(connection);
-    writers = Array.from({ length: Math.max(1, options.writers ?? INSERT_WRITERS) }, () => chdbConnection(options.chdbPath as string));
+    const require = createRequire(import.meta.url);
+    const chdb = require('chdb') as ChdbModule;
+    scratch = scratchFolder(options.chdbPath as string);
+    const folder = scratch;
+    writers = Array.from({ length: Math.max(1, options.writers ?? INSERT_WRITERS) }, () => openChdbWriter(options.chdbPath as string, folder, chdb));
     const pool = new SessionPool(writers);
-    rawInsert = async (table, rows, settings) => {
+    rawInsert = async (table, rows, format, settings) => {
       const writer = await pool.acquire();
       try {
-        await writer.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
+        await writer.insert(table, rows, format, settings);
       } finally {
         pool.release(writer);
       }
@@ -205,7 +211,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   const where = embedded ? `embedded chDB in ${options.chdbPath}` : `ClickHouse at ${options.url}`;
   const ping = await client.ping();
   const closeWriters = async () => {
-    for (const w of writers) await w.close().catch(() => undefined);
+    for (const w of writers) w.close();
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   };
   if (!ping.success) {
     await closeWriters();

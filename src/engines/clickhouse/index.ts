@@ -18,6 +18,8 @@ export interface ClickHouseEngineOptions extends ClickHouseConnectOptions {
   maxMemoryBytes?: number;
   /** CLICKHOUSE_CLUSTER: the tables are created ON CLUSTER, replicated, behind Distributed tables (ddl.ts). */
   cluster?: string;
+  /** Embedded chDB: inserts as RowBinary where they can (default), or always as text (storage.ts). */
+  binaryRows?: boolean;
 }
 
 export interface ClickHouseEngine extends Engine {
@@ -40,6 +42,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
       catalog: repository,
       ...(cluster !== undefined ? { cluster } : {}),
       ...(connection.rawInsert ? { rawInsert: connection.rawInsert } : {}),
+      ...(options.binaryRows === false ? { binaryRows: false } : {}),
     });
     const sources = new SourceTables(storage, await SchemaCatalog.load(repository));
     await sources.reconcile();

@@ -13,18 +13,25 @@
  * one caller's bad rows fail only that caller.
  */
 import { isQuarryError } from '../../errors.ts';
+import type { RowFormat } from './chdb-writer.ts';
 import { isDiskFull } from '../../storage/disk-full.ts';
 import { wholeThenEach } from '../../storage/whole-then-each.ts';
 
-/** Inserts JSONEachRow `text` holding `events` rows into `table`; resolves once stored durably. */
-export type InsertText = (table: string, text: string, events: number) => Promise<void>;
+/** Rows ready to insert: their bytes in one format, and how many events they hold. */
+export interface EncodedRows {
+  format: RowFormat;
+  data: Buffer;
+  events: number;
+}
+
+/** Inserts `rows` into `table`; resolves once stored durably. */
+export type InsertRows = (table: string, rows: EncodedRows) => Promise<void>;
 
 /** Rows one insert takes at most from its lane's waiting callers (one caller's rows are never split). */
 export const LANE_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Waiting {
-  text: string;
-  events: number;
+  rows: EncodedRows;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -46,17 +53,17 @@ export function retryAlone(e: unknown): boolean {
 export class InsertLanes {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly insert: InsertText) {}
+  constructor(private readonly insert: InsertRows) {}
 
   /** Queues rows for `table`; resolves once an insert holding them has stored them. */
-  add(table: string, text: string, events: number): Promise<void> {
+  add(table: string, rows: EncodedRows): Promise<void> {
     let lane = this.lanes.get(table);
     if (lane === undefined) {
       lane = { waiting: [], running: false };
       this.lanes.set(table, lane);
     }
     const l = lane;
-    const done = new Promise<void>((resolve, reject) => l.waiting.push({ text, events, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => l.waiting.push({ rows, resolve, reject }));
     if (!l.running) void this.run(table, l);
     return done;
   }
@@ -76,16 +83,17 @@ export class InsertLanes {
 
   /** One insert for every caller in `take`; on failure each caller alone, so one bad caller fails alone. */
   private async insertTogether(table: string, take: readonly Waiting[]): Promise<void> {
-    let text = '';
-    let events = 0;
-    for (const w of take) {
-      text += w.text;
-      events += w.events;
+    const first = take[0] as Waiting;
+    let together = first.rows;
+    if (take.length > 1) {
+      let events = 0;
+      for (const w of take) events += w.rows.events;
+      together = { format: first.rows.format, data: Buffer.concat(take.map((w) => w.rows.data)), events };
     }
     await wholeThenEach(
       take,
-      this.insert(table, text, events),
-      (w) => this.insert(table, w.text, w.events),
+      this.insert(table, together),
+      (w) => this.insert(table, w.rows),
       (w) => w.resolve(),
       (w, e) => w.reject(e),
       retryAlone,
@@ -93,13 +101,15 @@ export class InsertLanes {
   }
 }
 
-/** Takes waiting callers from the front, up to `maxBytes` of text (at least one). */
+/** Takes waiting callers from the front, up to `maxBytes` of rows of one format (at least one). */
 function takeUpTo(waiting: Waiting[], maxBytes: number): Waiting[] {
   let n = 0;
   let bytes = 0;
+  const format = (waiting[0] as Waiting).rows.format;
   while (n < waiting.length) {
-    const next = (waiting[n] as Waiting).text.length;
-    if (n > 0 && bytes + next > maxBytes) break;
+    const rows = (waiting[n] as Waiting).rows;
+    const next = rows.data.length;
+    if (n > 0 && (bytes + next > maxBytes || rows.format !== format)) break;
     bytes += next;
     n++;
   }

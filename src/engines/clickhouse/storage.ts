@@ -37,7 +37,8 @@ import { baseColumns } from '../../storage/schema.ts';
 import type { StorageEngine, TableBatch } from '../storage-engine.ts';
 import { type RawInsert, quoteIdent } from './client.ts';
 import * as ddl from './ddl.ts';
-import { InsertLanes } from './insert-lanes.ts';
+import { type EncodedRows, InsertLanes } from './insert-lanes.ts';
+import { rowsBinary } from './rows-binary.ts';
 import { rowsText } from './rows-text.ts';
 import type { ClickHouseCatalogRepository } from './storage-catalog.ts';
 
@@ -51,8 +52,10 @@ export interface ClickHouseStorageOptions {
   cluster?: string;
   /** Where the schemas live (describeTable reads them back). */
   catalog: ClickHouseCatalogRepository;
-  /** Embedded chDB: inserts hand the row text to chDB as bytes (client.ts). */
+  /** Embedded chDB: inserts hand the rows to chDB as bytes (client.ts). */
   rawInsert?: RawInsert;
+  /** With `rawInsert`: rows as RowBinary where every value fits (rows-binary.ts; default), else text. */
+  binaryRows?: boolean;
 }
 
 export class ClickHouseStorage implements StorageEngine {
@@ -61,7 +64,8 @@ export class ClickHouseStorage implements StorageEngine {
   private readonly target: ddl.DdlTarget;
   private readonly catalog: ClickHouseCatalogRepository;
   private readonly rawInsert: RawInsert | undefined;
-  private readonly lanes = new InsertLanes((table, text, events) => this.insertWithRetry(table, text, events));
+  private readonly binary: boolean;
+  private readonly lanes = new InsertLanes((table, rows) => this.insertWithRetry(table, rows));
   /** Requests the ingest pipeline may hand over before the first is stored: the lanes batch them. */
   readonly concurrentAppends = 256;
 
@@ -71,6 +75,7 @@ export class ClickHouseStorage implements StorageEngine {
     this.target = options.cluster === undefined ? { database: options.database } : { database: options.database, cluster: options.cluster };
     this.catalog = options.catalog;
     this.rawInsert = options.rawInsert;
+    this.binary = this.rawInsert !== undefined && options.binaryRows !== false;
   }
 
   /** `db`.`table`. */
@@ -111,7 +116,7 @@ export class ClickHouseStorage implements StorageEngine {
     const inserts: Promise<void>[] = [];
     for (const batch of batches) {
       if (batch.events.length === 0) continue;
-      inserts.push(this.lanes.add(batch.table, rowsText(batch.events, batch.schema), batch.events.length));
+      inserts.push(this.lanes.add(batch.table, this.encode(batch)));
     }
     // Every insert settles before the append does, so a caller that retries after a failure never
     // overlaps an insert of the same rows still running.
@@ -119,22 +124,39 @@ export class ClickHouseStorage implements StorageEngine {
     for (const o of outcomes) if (o.status === 'rejected') throw o.reason;
   }
 
-  /** One insert of JSONEachRow text into `table`, with its own deduplication token. */
-  private async insertWithRetry(table: string, text: string, events: number): Promise<void> {
-    const token = deduplicationToken(table, events);
+  /**
+   * A batch's rows as RowBinary where the in-process insert takes it and every value fits
+   * (rows-binary.ts), else as JSONEachRow text.
+   */
+  private encode(batch: TableBatch): EncodedRows {
+    const events = batch.events.length;
+    const binary = this.binary && this.plainName(batch.table) !== undefined ? rowsBinary(batch.events, batch.schema) : undefined;
+    if (binary !== undefined) return { format: 'RowBinary', data: binary, events };
+    return { format: 'JSONEachRow', data: Buffer.from(rowsText(batch.events, batch.schema)), events };
+  }
+
+  /** `db.table` as chDB's insert takes it, when both names are plain words. */
+  private plainName(table: string): string | undefined {
+    const name = `${this.target.database}.${table}`;
+    return /^\w+\.\w+$/.test(name) ? name : undefined;
+  }
+
+  /** One insert of `rows` into `table`, with its own deduplication token. */
+  private async insertWithRetry(table: string, rows: EncodedRows): Promise<void> {
+    const token = deduplicationToken(table, rows.events);
     const settings = { ...ddl.insertSettings(this.target), insert_deduplication_token: token };
-    const plainName = `${this.target.database}.${table}`;
-    if (this.rawInsert && /^\w+\.\w+$/.test(plainName)) {
-      // In-process: no connection to lose, so nothing to retry; the text goes as bytes, no
+    const plainName = this.plainName(table);
+    if (this.rawInsert && plainName !== undefined) {
+      // In-process: no connection to lose, so nothing to retry; the rows go as bytes, no
       // stream. (chDB takes the table as plain `db.table`; other names go the client's way below.)
-      await this.rawInsert(plainName, Buffer.from(text), settings);
+      await this.rawInsert(plainName, rows.data, rows.format, settings);
       return;
     }
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.client.exec({
-          query: `INSERT INTO ${this.qualified(table)} FORMAT JSONEachRow`,
-          values: Readable.from([Buffer.from(text)], { objectMode: false }),
+          query: `INSERT INTO ${this.qualified(table)} FORMAT ${rows.format}`,
+          values: Readable.from([rows.data], { objectMode: false }),
           clickhouse_settings: settings,
         });
         result.stream.resume();

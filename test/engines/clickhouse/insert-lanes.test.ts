@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { connectClickHouse } from '../../../src/engines/clickhouse/client.ts';
 import { openClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
-import { InsertLanes } from '../../../src/engines/clickhouse/insert-lanes.ts';
+import { type EncodedRows, InsertLanes } from '../../../src/engines/clickhouse/insert-lanes.ts';
 import type { TableBatch } from '../../../src/engines/storage-engine.ts';
 import { QuarryError } from '../../../src/errors.ts';
 import { IngestService } from '../../../src/ingest/pipeline.ts';
@@ -22,19 +22,25 @@ import { engines } from '../../support/engines.ts';
 interface Call {
   table: string;
   text: string;
+  format: EncodedRows['format'];
   events: number;
   finish(error?: unknown): void;
 }
 
-function recorder(): { calls: Call[]; insert: (table: string, text: string, events: number) => Promise<void> } {
+function recorder(): { calls: Call[]; insert: (table: string, rows: EncodedRows) => Promise<void> } {
   const calls: Call[] = [];
   return {
     calls,
-    insert: (table, text, events) =>
+    insert: (table, rows) =>
       new Promise<void>((resolve, reject) => {
-        calls.push({ table, text, events, finish: (e) => (e === undefined ? resolve() : reject(e)) });
+        calls.push({ table, text: rows.data.toString(), format: rows.format, events: rows.events, finish: (e) => (e === undefined ? resolve() : reject(e)) });
       }),
   };
+}
+
+/** Text rows (one event per line). */
+function T(text: string, format: EncodedRows['format'] = 'JSONEachRow'): EncodedRows {
+  return { format, data: Buffer.from(text), events: text.split('\n').length - 1 };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -45,10 +51,10 @@ describe('insert lanes', () => {
     const lanes = new InsertLanes(r.insert);
     const settled: string[] = [];
     const track = (name: string, p: Promise<void>) => p.then(() => settled.push(name));
-    const a1 = track('a1', lanes.add('a', 'r1\n', 1));
-    const b1 = track('b1', lanes.add('b', 'x1\n', 1));
-    const a2 = track('a2', lanes.add('a', 'r2\n', 1));
-    const a3 = track('a3', lanes.add('a', 'r3\nr4\n', 2));
+    const a1 = track('a1', lanes.add('a', T('r1\n')));
+    const b1 = track('b1', lanes.add('b', T('x1\n')));
+    const a2 = track('a2', lanes.add('a', T('r2\n')));
+    const a3 = track('a3', lanes.add('a', T('r3\nr4\n')));
     await tick();
     assert.deepEqual(
       r.calls.map((c) => [c.table, c.text]),
@@ -74,14 +80,38 @@ describe('insert lanes', () => {
     assert.deepEqual(settled, ['b1', 'a1', 'a2', 'a3']);
   });
 
+  it('never puts rows of two formats in one insert', async () => {
+    const r = recorder();
+    const lanes = new InsertLanes(r.insert);
+    const first = lanes.add('t', T('a\n'));
+    await tick();
+    const rest = [lanes.add('t', T('b\n', 'RowBinary')), lanes.add('t', T('c\n', 'RowBinary')), lanes.add('t', T('d\n')), lanes.add('t', T('e\n', 'RowBinary'))];
+    for (let i = 0; i < 4; i++) {
+      r.calls[i]?.finish();
+      await tick();
+      await tick();
+    }
+    await first;
+    await Promise.all(rest);
+    assert.deepEqual(
+      r.calls.map((c) => [c.format, c.text, c.events]),
+      [
+        ['JSONEachRow', 'a\n', 1],
+        ['RowBinary', 'b\nc\n', 2],
+        ['JSONEachRow', 'd\n', 1],
+        ['RowBinary', 'e\n', 1],
+      ],
+    );
+  });
+
   it('retries a failed batch caller by caller, so only the bad one fails', async () => {
     const r = recorder();
     const lanes = new InsertLanes(r.insert);
-    const first = lanes.add('t', 'ok0\n', 1);
+    const first = lanes.add('t', T('ok0\n'));
     await tick();
-    const good = lanes.add('t', 'ok1\n', 1);
-    const bad = assert.rejects(lanes.add('t', 'bad\n', 1), /bad row/);
-    const later = lanes.add('t', 'ok2\n', 1);
+    const good = lanes.add('t', T('ok1\n'));
+    const bad = assert.rejects(lanes.add('t', T('bad\n')), /bad row/);
+    const later = lanes.add('t', T('ok2\n'));
     r.calls[0]?.finish();
     await first;
     await tick();
@@ -107,9 +137,9 @@ describe('insert lanes', () => {
     for (const error of [Object.assign(new Error('No space left on device'), { code: 'ENOSPC' }), new QuarryError('UNAVAILABLE', 'lost')]) {
       const r = recorder();
       const lanes = new InsertLanes(r.insert);
-      const first = lanes.add('t', 'a\n', 1);
+      const first = lanes.add('t', T('a\n'));
       await tick();
-      const both = [lanes.add('t', 'b\n', 1), lanes.add('t', 'c\n', 1)].map((p) => assert.rejects(p, (e) => e === error));
+      const both = [lanes.add('t', T('b\n')), lanes.add('t', T('c\n'))].map((p) => assert.rejects(p, (e) => e === error));
       r.calls[0]?.finish();
       await first;
       await tick();
