@@ -19,7 +19,9 @@
  * UNNESTs neither add nor drop rows, so the outer query's n rows are among `c`'s first n, and `q`
  * becomes a top-n an engine runs without materialising every row of the CTE. (The AST pass in
  * optimise.ts does this before resolution when there is no UNNEST; a record UNNEST is only known
- * as such once resolved.)
+ * as such once resolved.) `q` must be plain (no grouping, DISTINCT or window): the outer filter
+ * moves in. Where every outer column has a form over the CTE's FROM, the outer query and the
+ * limited CTE merge into one SELECT.
  *
  * One-row constant CTEs inlined (every engine):
  *   WITH dates AS (SELECT <row-free expression> AS start) ... WHERE t.timestamp >= (SELECT start FROM dates)
@@ -132,6 +134,8 @@ export function limitCteToTopN(q: RQuery): RQuery {
   const index = q.with.findIndex((c) => c.name === range.cte);
   const cte = q.with[index];
   if (!cte || cte.query.limit || cte.query.offset || cte.query.body.kind !== 'select' || cteReads(q, range.cte) !== 1) return q;
+  // A grouped or DISTINCT CTE filters and orders groups, not rows: the outer filter cannot move in.
+  if (!plain(cte.query.body)) return q;
   const items = cte.query.body.columns;
   const orderBy: ROrder[] = [];
   for (const o of q.orderBy) {
@@ -152,8 +156,34 @@ export function limitCteToTopN(q: RQuery): RQuery {
     body = freeze({ ...body, where });
   }
   const limited: RQuery = freeze({ ...cte.query, body, orderBy: freeze(orderBy), limit });
+  const flat = cte.query.with.length === 0 ? flatten(q, index, limited, range, items) : undefined;
+  if (flat) return flat;
   const with_ = q.with.map((c, i) => (i === index ? freeze({ name: c.name, query: limited }) : c));
   return freeze({ ...q, with: freeze(with_) });
+}
+
+/**
+ * The outer query over the limited CTE (and its record UNNESTs, which are field access) picks
+ * exactly the CTE's rows in the CTE's order: it becomes the CTE's own SELECT with the outer
+ * query's columns in the CTE's terms, and the CTE goes. One query level less for ClickHouse.
+ * Undefined when some outer column has no form over the CTE's FROM.
+ */
+function flatten(q: RQuery, index: number, limited: RQuery, range: RangeVar, items: readonly RSelectItem[]): RQuery | undefined {
+  const outer = q.body as RSelect;
+  const inner = limited.body as RSelect;
+  const columns: RSelectItem[] = [];
+  for (const c of outer.columns) {
+    const expr = throughCte(c.expr, range, items);
+    if (!expr) return undefined;
+    columns.push(freeze({ ...c, expr }));
+  }
+  return freeze({
+    ...q,
+    with: freeze(q.with.filter((_, i) => i !== index)),
+    body: freeze({ ...inner, columns: freeze(columns) }),
+    orderBy: limited.orderBy,
+    limit: limited.limit,
+  });
 }
 
 /** How many FROM clauses anywhere in `q` (CTEs, derived tables, subqueries) read the CTE called `name`. */

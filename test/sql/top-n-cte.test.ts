@@ -56,18 +56,21 @@ describe('one-row constant CTEs inlined', () => {
   }
 });
 
-function cte(q: RQuery, name: string): RQuery {
-  const found = q.with.find((c) => c.name === name);
-  assert.ok(found, `CTE ${name}`);
-  return found.query;
+/** The query now reading the table in order: the CTE itself, or the whole query once merged with it. */
+function merged(q: RQuery, name: string): RQuery {
+  assert.ok(!q.with.some((c) => c.name === name), `CTE ${name} merged into the query`);
+  assert.ok(q.body.kind === 'select' && q.body.from?.first.kind === 'range' && q.body.from.first.range.kind === 'table', 'one SELECT over the table');
+  assert.equal(q.body.from.joins.length, 0, 'the record UNNESTs became field access');
+  return q;
 }
 
 const edgeJoins = 'cross join unnest(metadata) as m cross join unnest(m.request) as request cross join unnest(m.response) as response';
 
 describe('top n into a CTE: when it applies', () => {
-  test("Studio's edge preview (record UNNESTs, ORDER BY a CTE column) limits edge_logs", () => {
+  test("Studio's edge preview (record UNNESTs, ORDER BY a CTE column) becomes one top n over the table", () => {
     const { after } = rewritten(`select id, timestamp, request.path, response.status_code from edge_logs ${edgeJoins} order by timestamp desc limit 100`);
-    const edge = cte(after, 'edge_logs');
+    const edge = merged(after, 'edge_logs');
+    assert.deepEqual(edge.body.kind === 'select' && edge.body.columns.map((c) => c.name), ['id', 'timestamp', 'path', 'status_code']);
     assert.equal(edge.limit?.kind === 'literal' && edge.limit.value.type === 'number' ? edge.limit.value.value : undefined, '100');
     assert.equal(edge.orderBy.length, 1);
     assert.equal(edge.orderBy[0]?.desc, true);
@@ -76,26 +79,35 @@ describe('top n into a CTE: when it applies', () => {
   });
 
   test('an ORDER BY position or alias maps to the CTE column', () => {
-    const { after } = rewritten('select id, timestamp as ts from edge_logs order by 2 desc, id limit 5');
-    assert.equal(cte(after, 'edge_logs').orderBy.length, 2);
+    const { after } = rewritten(`select id, timestamp as ts from edge_logs ${edgeJoins} order by 2 desc, id limit 5`);
+    assert.equal(merged(after, 'edge_logs').orderBy.length, 2);
+  });
+
+  test('with no UNNEST the outer query and the limited CTE become one SELECT over the table', () => {
+    const { after } = rewritten("select timestamp, id, event_message as msg from postgres_logs where regexp_contains(event_message, 'x') order by 1 desc, id limit 100");
+    assert.ok(!after.with.some((c) => c.name === 'postgres_logs'), 'the CTE is gone');
+    assert.ok(after.body.kind === 'select' && after.body.from?.first.kind === 'range' && after.body.from.first.range.kind === 'table');
+    assert.deepEqual(after.body.columns.map((c) => c.name), ['timestamp', 'id', 'msg']);
+    assert.equal(after.orderBy.length, 2);
+    const where = after.body.where;
+    assert.ok(where?.kind === 'binary' && where.op === 'and', "the CTE's own filter and the caller's");
   });
 
   test('a row-wise WHERE on the outer query is applied inside the CTE too, in its terms', () => {
     const { after } = rewritten(`select id from edge_logs ${edgeJoins} where response.status_code = 200 and regexp_contains(event_message, 'x') order by timestamp desc limit 10`);
-    const edge = cte(after, 'edge_logs');
+    const edge = merged(after, 'edge_logs');
     assert.equal(edge.orderBy.length, 1);
     const where = edge.body.kind === 'select' ? edge.body.where : undefined;
-    assert.ok(where?.kind === 'binary' && where.op === 'and', 'the CTE keeps its own filter and adds the caller\'s');
+    assert.ok(where?.kind === 'binary' && where.op === 'and', "the CTE's own filter and the caller's");
     const text = JSON.stringify(where.right, (k, v) => (k === 'from' ? v.kind : k === 'type' ? undefined : v));
     assert.match(text, /"fields":\["response","status_code"\]/);
     assert.match(text, /"column":"metadata"/);
-    assert.ok(after.body.kind === 'select' && after.body.where, 'the outer WHERE stays');
   });
 
   test('ClickHouse declares it, DuckDB does not', () => {
     const prepared = prepareEndpointQuery({ saved: logsAllSql, catalog, sandboxable: true, caller: { sql: `select id, timestamp from edge_logs ${edgeJoins} order by timestamp desc limit 100` } });
-    assert.match(generateClickHouse(prepared.ast, { catalog, database: 'quarry' }).sql, /LIMIT 100\) SELECT/);
-    assert.doesNotMatch(generateDuckDb(prepared.ast, { catalog }).sql, /LIMIT 100\) SELECT/);
+    assert.doesNotMatch(generateClickHouse(prepared.ast, { catalog, database: 'quarry' }).sql, /^WITH/);
+    assert.match(generateDuckDb(prepared.ast, { catalog }).sql, /^WITH/);
   });
 
   const untouched: [string, string][] = [
@@ -106,6 +118,7 @@ describe('top n into a CTE: when it applies', () => {
     ['an aggregate', 'select count(*) as n from edge_logs order by n limit 10'],
     ['the CTE read twice', 'select a.id from edge_logs as a cross join (select count(*) as n from edge_logs) as b order by a.timestamp desc limit 10'],
     ['a join that is not a record UNNEST', 'select e.id from edge_logs as e join postgres_logs as p on e.id = p.id order by e.timestamp desc limit 10'],
+    ['a grouped CTE of the caller', 'with g as (select event_message, count(*) as n from edge_logs group by event_message) select event_message from g where n > 1 order by event_message limit 2'],
     ['a CTE of the caller with its own LIMIT', 'with x as (select id, timestamp from edge_logs order by timestamp limit 3) select id from x order by timestamp desc limit 2'],
   ];
   for (const [why, sql] of untouched) {
@@ -128,6 +141,11 @@ const CALLERS: (string | [string, string])[] = [
   'select id, upper(event_message) as msg from auth_logs order by timestamp desc, id limit 1',
   `select id, timestamp from edge_logs ${edgeJoins} where response.status_code >= 200 and regexp_contains(event_message, '[a-z]') order by timestamp desc, id limit 2`,
   "select id, timestamp, parsed.error_severity from postgres_logs cross join unnest(metadata) as m cross join unnest(m.parsed) as parsed where parsed.error_severity in ('ERROR', 'LOG') order by timestamp desc, id limit 2",
+  // merged into one SELECT (no UNNEST)
+  "select timestamp, id, event_message as msg from postgres_logs where regexp_contains(event_message, 'a') order by 1 desc, id limit 3",
+  // a grouped CTE of the caller: its filter on an aggregate must stay outside it
+  'with g as (select event_message, count(*) as n from edge_logs group by event_message) select event_message, n from g where n > 0 order by event_message limit 2',
+  'with g as (select distinct event_message from edge_logs) select event_message from g order by event_message desc limit 1',
 ];
 
 for (const engineName of engines) {
