@@ -14,7 +14,8 @@ import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, t
 import { paramNames, TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
 import { generateClickHouse } from './printer.ts';
-import { checkTranslatedSql, querySettings } from './lockdown.ts';
+import { checkTranslatedSql, needsNullForEmpty, querySettings } from './lockdown.ts';
+import type { Query } from '../../sql/ast.ts';
 
 export interface ClickHouseQueryRunnerOptions {
   /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
@@ -40,6 +41,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
   private readonly busy: number[];
   /** Translations for this runner's database. */
   private readonly translations: TranslationCache;
+  /** `needsNullForEmpty` per query tree. */
+  private readonly nullForEmptyByAst = new WeakMap<Query, boolean>();
 
   constructor(private readonly options: ClickHouseQueryRunnerOptions) {
     this.busy = options.readers.map(() => 0);
@@ -104,7 +107,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
     try {
       const result = await client.query({
         query:
-          generated.sql + querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker }),
+          generated.sql +
+          querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker, nullForEmpty: this.nullForEmpty(query.ast) }),
         query_params: values,
         format: 'JSONEachRow',
         abort_signal: abort.signal,
@@ -176,6 +180,15 @@ export class ClickHouseQueryRunner implements QueryEngine {
    * EXPLAIN. Every parameter is a NULL there (its value, and with a typed endpoint its type, come
    * with each run), as DuckDB prepares a statement with parameters of no type yet.
    */
+  private nullForEmpty(ast: Query): boolean {
+    let needs = this.nullForEmptyByAst.get(ast);
+    if (needs === undefined) {
+      needs = needsNullForEmpty(ast);
+      this.nullForEmptyByAst.set(ast, needs);
+    }
+    return needs;
+  }
+
   async check(query: PreparedQuery): Promise<void> {
     const { database } = this.options;
     const client = this.options.readers[0] as ClickHouseClient;
