@@ -155,22 +155,30 @@ export function limitCteToTopN(q: RQuery): RQuery {
     const where = body.where ? freeze<RExpr>({ kind: 'binary', op: 'and', left: body.where, right: filter, type: scalar('bool') }) : filter;
     body = freeze({ ...body, where });
   }
-  const limited: RQuery = freeze({ ...cte.query, body, orderBy: freeze(orderBy), limit });
-  const flat = cte.query.with.length === 0 ? flatten(q, index, limited, range, items) : undefined;
+  const ordered = freeze(orderBy);
+  const flat = cte.query.with.length === 0 ? flatten(q, index, s, body, ordered, range, items) : undefined;
   if (flat) return flat;
+  const limited: RQuery = freeze({ ...cte.query, body, orderBy: ordered, limit });
   const with_ = q.with.map((c, i) => (i === index ? freeze({ name: c.name, query: limited }) : c));
   return freeze({ ...q, with: freeze(with_) });
 }
 
 /**
  * The outer query over the limited CTE (and its record UNNESTs, which are field access) picks
- * exactly the CTE's rows in the CTE's order: it becomes the CTE's own SELECT with the outer
- * query's columns in the CTE's terms, and the CTE goes. One query level less for ClickHouse.
+ * exactly the CTE's rows in the CTE's order: it becomes the CTE's own SELECT (`inner`, the outer
+ * filter already in it) with the outer query's columns in the CTE's terms, ordered by `orderBy`
+ * under the outer query's own LIMIT, and the CTE goes. One query level less for ClickHouse.
  * Undefined when some outer column has no form over the CTE's FROM.
  */
-function flatten(q: RQuery, index: number, limited: RQuery, range: RangeVar, items: readonly RSelectItem[]): RQuery | undefined {
-  const outer = q.body as RSelect;
-  const inner = limited.body as RSelect;
+function flatten(
+  q: RQuery,
+  index: number,
+  outer: RSelect,
+  inner: RSelect,
+  orderBy: readonly ROrder[],
+  range: RangeVar,
+  items: readonly RSelectItem[],
+): RQuery | undefined {
   const columns: RSelectItem[] = [];
   for (const c of outer.columns) {
     const expr = throughCte(c.expr, range, items);
@@ -181,8 +189,7 @@ function flatten(q: RQuery, index: number, limited: RQuery, range: RangeVar, ite
     ...q,
     with: freeze(q.with.filter((_, i) => i !== index)),
     body: freeze({ ...inner, columns: freeze(columns) }),
-    orderBy: limited.orderBy,
-    limit: limited.limit,
+    orderBy,
   });
 }
 

@@ -138,10 +138,9 @@ function child(node: PathNode, key: string): PathNode {
 
 function encodedPath(node: PathNode): Buffer {
   if (node.encoded === undefined) {
-    const text = Buffer.from(node.path, 'utf8');
-    const length = new Writer(8);
-    length.varint(text.length);
-    node.encoded = Buffer.concat([length.bytes(), text]);
+    const w = new Writer(node.path.length * 3 + 5);
+    w.string(node.path);
+    node.encoded = w.bytes();
   }
   return node.encoded;
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isQuarryError, QuarryError } from '../../errors.ts';
+import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
 import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
@@ -15,7 +16,6 @@ import { paramNames, TranslationCache } from '../translation-cache.ts';
 import { encodeRows } from './encode.ts';
 import { generateClickHouse } from './printer.ts';
 import { checkTranslatedSql, needsNullForEmpty, querySettings } from './lockdown.ts';
-import type { Query } from '../../sql/ast.ts';
 
 export interface ClickHouseQueryRunnerOptions {
   /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
@@ -175,11 +175,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
     }
   }
 
-  /**
-   * Checks that a query can run without running it: ClickHouse analyses it (types included) for
-   * EXPLAIN. Every parameter is a NULL there (its value, and with a typed endpoint its type, come
-   * with each run), as DuckDB prepares a statement with parameters of no type yet.
-   */
+  /** `needsNullForEmpty` of a query tree, worked out once per tree. */
   private nullForEmpty(ast: Query): boolean {
     let needs = this.nullForEmptyByAst.get(ast);
     if (needs === undefined) {
@@ -189,6 +185,11 @@ export class ClickHouseQueryRunner implements QueryEngine {
     return needs;
   }
 
+  /**
+   * Checks that a query can run without running it: ClickHouse analyses it (types included) for
+   * EXPLAIN. Every parameter is a NULL there (its value, and with a typed endpoint its type, come
+   * with each run), as DuckDB prepares a statement with parameters of no type yet.
+   */
   async check(query: PreparedQuery): Promise<void> {
     const { database } = this.options;
     const client = this.options.readers[0] as ClickHouseClient;
