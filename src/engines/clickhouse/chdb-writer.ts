@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { unlink, writeFile } from 'node:fs/promises';
+import { rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { quoteString } from './client.ts';
 
@@ -32,21 +32,35 @@ export interface ChdbWriter {
   close(): void;
 }
 
+/** Scratch folders this process has open (`scratchFolder`, released by `releaseScratchFolder`). */
+const openFolders = new Set<string>();
+
 /**
  * A folder of its own, under the chDB directory, for one connection's scratch files
- * (`quarry-insert-scratch/<pid>-<random>`). Folders of processes no longer running are removed
- * first: their files are rows of inserts that never finished, so never acknowledged.
+ * (`quarry-insert-scratch/<pid>-<random>`). Folders left by a crash are removed first: their files
+ * are rows of inserts that never finished, so never acknowledged. A folder is left only when it is
+ * open in this process or its pid is another running process; a restarted container often runs
+ * Quarry under the same pid as before, so this process's pid alone does not keep a folder.
  */
 export function scratchFolder(dir: string): string {
   const parent = path.join(dir, 'quarry-insert-scratch');
   mkdirSync(parent, { recursive: true });
   for (const name of readdirSync(parent)) {
+    const folder = path.join(parent, name);
     const pid = Number(name.split('-')[0]);
-    if (!Number.isInteger(pid) || !running(pid)) rmSync(path.join(parent, name), { recursive: true, force: true });
+    const inUse = openFolders.has(folder) || (Number.isInteger(pid) && pid !== process.pid && running(pid));
+    if (!inUse) rmSync(folder, { recursive: true, force: true });
   }
   const own = path.join(parent, `${process.pid}-${randomUUID()}`);
   mkdirSync(own);
+  openFolders.add(own);
   return own;
+}
+
+/** Removes a folder `scratchFolder` gave, once its connection's inserts are over. */
+export async function releaseScratchFolder(folder: string): Promise<void> {
+  openFolders.delete(folder);
+  await rm(folder, { recursive: true, force: true });
 }
 
 function running(pid: number): boolean {

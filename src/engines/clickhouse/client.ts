@@ -4,11 +4,10 @@
  * and that the user holds every right Quarry needs, and says which one is missing.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { QuarryError } from '../../errors.ts';
-import { type ChdbModule, type ChdbWriter, openChdbWriter, type RowFormat, scratchFolder } from './chdb-writer.ts';
+import { type ChdbModule, type ChdbWriter, openChdbWriter, releaseScratchFolder, type RowFormat, scratchFolder } from './chdb-writer.ts';
 
 export interface ClickHouseConnectOptions {
   /** `http(s)://host:port` of a server. */
@@ -212,7 +211,7 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   const ping = await client.ping();
   const closeWriters = async () => {
     for (const w of writers) w.close();
-    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+    if (scratch !== undefined) await releaseScratchFolder(scratch);
   };
   if (!ping.success) {
     await closeWriters();
