@@ -35,6 +35,7 @@ import type { BenchEngine, BenchResult, CaseResult } from './report.ts';
 import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
 import type { Summary } from './stats.ts';
 import { geometricMean, summarise } from './stats.ts';
+import { lockFolder } from '../src/data-dir/lock.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -190,6 +191,8 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
     log(`  on disk after a clean stop: ${(out.ingest.bytesOnDisk / 2 ** 20).toFixed(1)} MiB = ${out.ingest.bytesPerEvent} bytes/event`);
   }
   if (!ingested) return out;
+  // The limit reads the service's files directly, so it claims the folder as the service does.
+  const folders = lockFolder(dataDir, { what: 'DATA_DIR', purpose: 'the benchmark' });
   try {
     if (engine === 'duckdb') {
       log('Limit: hand-written DuckDB on the same tables, in-process ...');
@@ -207,6 +210,8 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
   } catch (e) {
     out.notes.push(`Limit not measured: ${(e as Error).message}`);
     log(`  limit not measured: ${(e as Error).message}`);
+  } finally {
+    folders.release();
   }
   return out;
 }

@@ -17,14 +17,27 @@
  * Every other start runs with `INGEST_MAX_TYPED_FIELDS=12`, so new fields also go to the overflow
  * column, which is created and grown between kills.
  *
+ * A share of the rounds (--second-share, chosen by the seeded generator) are second-instance
+ * rounds, the operator's mistake of issue 19 (`npm start` twice on one DATA_DIR): while the first
+ * instance serves and ingest runs, a second one is started on the same DATA_DIR with the same
+ * tokens, and the kill is armed only once it is over. The second must exit by itself with a
+ * non-zero status within 5 s, its stderr naming the first's PID and saying `another DATA_DIR`; no
+ * file whose name holds `unreplayable` may appear in the folder meanwhile; and afterwards the first
+ * must still answer /health with 200 and acknowledge ingest. A share of those (--second-kill-share)
+ * instead kill -9 the second while it is still starting (if it has not exited by then), and check the
+ * same of the folder and the first. Either way the first is then killed as in any other round, and
+ * the next start must find everything acknowledged. Every broken rule is a problem (non-zero exit).
+ *
  * A restart that fails is counted, its acknowledged events counted as lost, and the next round
  * continues in a fresh directory (the failed one is kept with --keep). Events are read back over
  * HTTP through saved endpoints, as a user would.
  *
- * Options: --rounds N (default 50) · --clients N (default 4) · --seed N · --keep · --quiet.
+ * Options: --rounds N (default 50) · --clients N (default 4) · --seed N · --keep · --quiet ·
+ * --second-share F (share of rounds with a second instance, default 0.2) · --second-kill-share F
+ * (share of those in which the second is killed with SIGKILL while starting, default 0.25).
  */
 import type { ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,6 +50,8 @@ const TOKEN = 'crash-test-private-token-0123456789';
 const DATA_SOURCES = ['crash.edge', 'crash.auth', 'crash.storage', 'crash.functions'] as const;
 /** Rounds per read-back query (keeps each answer small). */
 const ROUNDS_PER_BLOCK = 25;
+/** How long a second instance on a held DATA_DIR may take to give up (issue 19). */
+const SECOND_EXIT_MS = 5000;
 
 export type KillMode = 'after-growth' | 'mid-request' | 'checkpoint';
 const MODES: readonly KillMode[] = ['after-growth', 'mid-request', 'checkpoint'];
@@ -46,6 +61,10 @@ export interface CrashTestOptions {
   clients?: number;
   seed?: number;
   keep?: boolean;
+  /** Share of the rounds, 0..1, that start a second instance on the same DATA_DIR (default 0.2). */
+  secondShare?: number;
+  /** Share of those, 0..1, in which the second is killed with SIGKILL while starting (default 0.25). */
+  secondKillShare?: number;
   log?: (line: string) => void;
 }
 
@@ -59,6 +78,14 @@ export interface CrashTestSummary {
   /** Restarts that had to replay the log through the second route (src/engines/duckdb/recovery.ts). */
   recoveredStarts: number;
   kills: Record<KillMode, number>;
+  /** Rounds that started a second instance on the DATA_DIR the first was serving from. */
+  secondStarts: number;
+  /** Second instances that exited by themselves as required: non-zero, within 5 s, naming the first's PID. */
+  secondStartsRefused: number;
+  /** Second instances killed with SIGKILL while still starting (before they exited by themselves). */
+  secondStartsKilled: number;
+  /** Second-instance rounds that broke a rule (each also in `problems`). */
+  secondStartProblems: number;
   /** The first lines of what each failed restart said, and each loss. */
   problems: string[];
 }
@@ -298,9 +325,152 @@ function buildRequest(rng: Rng, shapes: Shapes, round: number, client: number, s
   return { body, ids, grows };
 }
 
+/** A second-instance round's plan, drawn from its own generator so other rounds stay as they were. */
+interface SecondPlan {
+  /** After this long into the round (and at least one acknowledged ingest) the second is started. */
+  delayMs: number;
+  /** Kill the second with SIGKILL this long after it was started, if it is still running then. */
+  killAfterMs?: number;
+}
+
+interface SecondOutcome {
+  /** `refused`: it exited by itself; `killed`: we killed it while it was starting. */
+  ended: 'refused' | 'killed';
+  ms: number;
+  /** Each rule it or the first broke. */
+  problems: string[];
+}
+
 interface RoundResult {
   acked: number;
   killedBy: KillMode;
+  second?: SecondOutcome;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Names under `dir` (recursively) that hold `unreplayable`. */
+function unreplayableFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.includes('unreplayable'));
+  } catch {
+    // A folder vanished mid-listing (the service removes scratch folders): the next look sees it.
+    return [];
+  }
+}
+
+/**
+ * Starts a second instance on `dataDir` while `svc` serves from it, and checks the rule of issue 19:
+ * it exits by itself, non-zero, within 5 s, its stderr naming the first's PID and `another DATA_DIR`;
+ * nothing named `*unreplayable*` appears; the first still answers /health and acknowledges ingest.
+ * With `plan.killAfterMs` it is killed with SIGKILL at that moment if it is still starting. Never throws.
+ */
+async function secondInstance(
+  svc: Service,
+  dataDir: string,
+  env: Record<string, string>,
+  plan: SecondPlan,
+  ackedSoFar: () => number,
+): Promise<SecondOutcome> {
+  const problems: string[] = [];
+  const firstPid = svc.child.pid;
+  const already = new Set(unreplayableFiles(dataDir));
+  const appeared = new Set<string>();
+  const look = () => {
+    for (const n of unreplayableFiles(dataDir)) if (!already.has(n)) appeared.add(n);
+  };
+  // A moved-aside log stays where it was put, so a look every 25 ms (and one at the end) finds it.
+  const watch = setInterval(look, 25);
+  let ended: SecondOutcome['ended'] = 'refused';
+  let ms = 0;
+  try {
+    const child = spawnChild(dataDir, env, { private: TOKEN });
+    const started = Date.now();
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const closed = new Promise<void>((r) => child.once('close', () => r()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.once('exit', (code, signal) => {
+        ms = Date.now() - started;
+        r({ code, signal });
+      }),
+    );
+    let killedByUs = false;
+    /** Still running at 5 s: a problem; it is then given until 20 s (to say what it was doing) unless it serves. */
+    let late = false;
+    let stoppedLate: string | undefined;
+    const running = () => child.exitCode === null && child.signalCode === null;
+    const stopLate = (why: string) => {
+      if (!running()) return;
+      stoppedLate = why;
+      child.kill('SIGKILL');
+    };
+    const timers: NodeJS.Timeout[] = [];
+    if (plan.killAfterMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          if (!running()) return;
+          killedByUs = true;
+          child.kill('SIGKILL');
+        }, plan.killAfterMs),
+      );
+    }
+    timers.push(
+      setTimeout(() => {
+        if (!running()) return;
+        late = true;
+        const serving = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (serving !== undefined) stopLate(`it was serving at ${serving}; killed with SIGKILL`);
+        else timers.push(setTimeout(() => stopLate(`still running at ${4 * SECOND_EXIT_MS} ms; killed with SIGKILL`), 3 * SECOND_EXIT_MS));
+      }, SECOND_EXIT_MS),
+    );
+    const { code, signal } = await exited;
+    for (const t of timers) clearTimeout(t);
+    // Its output is complete once its pipes close (give them a moment at most).
+    await Promise.race([closed, sleep(1000)]);
+    const said = err.trim().split('\n').slice(-3).join(' | ').slice(0, 300);
+    if (killedByUs && signal === 'SIGKILL') {
+      ended = 'killed';
+    } else if (stoppedLate !== undefined) {
+      problems.push(`did not exit within ${SECOND_EXIT_MS} ms (${stoppedLate}). It said: ${said || '(nothing)'}`);
+    } else {
+      if (late) problems.push(`did not exit within ${SECOND_EXIT_MS} ms (it exited by itself after ${ms} ms)`);
+      if (signal !== null) problems.push(`ended by ${signal} instead of exiting non-zero`);
+      else if (code === 0) problems.push(`exited with status 0 (expected non-zero) after ${ms} ms. It said: ${said}`);
+      if (!new RegExp(`\\bPID ${firstPid}\\b`).test(err)) problems.push(`its stderr does not name the first instance's PID ${firstPid}: ${said}`);
+      if (!err.includes('another DATA_DIR')) problems.push(`its stderr does not say "another DATA_DIR": ${said}`);
+    }
+    // A rename or a new file just before the exit shows up a moment later at most.
+    await sleep(100);
+    look();
+    clearInterval(watch);
+    if (appeared.size > 0) problems.push(`files appeared in ${dataDir}: ${[...appeared].join(', ')}`);
+    // The first must still work: /health, and at least one more acknowledged ingest.
+    try {
+      const health = await fetch(`${svc.url}/health`);
+      const text = await health.text();
+      if (health.status !== 200) problems.push(`the first instance's /health answered ${health.status} afterwards: ${text.slice(0, 200)}`);
+    } catch (e) {
+      problems.push(`the first instance's /health did not answer afterwards: ${(e as Error).message}`);
+    }
+    const before = ackedSoFar();
+    const until = Date.now() + 5000;
+    while (ackedSoFar() === before && Date.now() < until) await sleep(10);
+    if (ackedSoFar() === before) problems.push('the first instance acknowledged no ingest within 5 s afterwards');
+  } catch (e) {
+    problems.push(`could not be run: ${(e as Error).message}`);
+  } finally {
+    clearInterval(watch);
+  }
+  return { ended, ms, problems };
 }
 
 async function runRound(
@@ -312,6 +482,7 @@ async function runRound(
   clients: number,
   acked: Acked,
   shapes: Map<string, Shapes>,
+  second?: { plan: SecondPlan; env: Record<string, string> },
 ): Promise<RoundResult> {
   let killed = false;
   let killing: Promise<void> | undefined;
@@ -324,6 +495,8 @@ async function runRound(
   const seqs = Array.from({ length: clients }, () => ({ n: 0 }));
   const minGrowthAcks = 1 + Math.floor(rng.next() * 3);
   let growthAcks = 0;
+  // In a second-instance round the kill waits until the second instance is over.
+  let armed = false;
 
   const ingestClient = async (client: number): Promise<void> => {
     const crng = new Rng(rng.range(0, 2 ** 31));
@@ -354,7 +527,7 @@ async function runRound(
           acked.count += req.ids.length;
           acked.total += req.ids.length;
           ackedNow += req.ids.length;
-          if (req.grows && mode === 'after-growth' && ++growthAcks >= minGrowthAcks) await kill();
+          if (req.grows && mode === 'after-growth' && armed && ++growthAcks >= minGrowthAcks) await kill();
         } else if (!killed && res.status !== 503) {
           await new Promise((r) => setTimeout(r, 500));
           const serviceLog = svc.stderr().split('\n').filter((l) => /error|fail/i.test(l)).slice(-5).join('\n');
@@ -411,39 +584,87 @@ async function runRound(
   };
 
   const timers: NodeJS.Timeout[] = [];
-  if (mode === 'mid-request') timers.push(setTimeout(() => void kill(), rng.range(100, 2500)));
-  if (mode === 'after-growth') timers.push(setTimeout(() => void kill(), 6000));
-  if (mode === 'checkpoint') {
-    const file = path.join(dataDir, 'quarry.duckdb');
-    const first = statSync(file, { throwIfNoEntry: false });
-    const before = `${first?.size}:${first?.mtimeMs}`;
-    const startAt = Date.now() + rng.range(50, 500);
-    const poll = setInterval(() => {
-      if (Date.now() < startAt) return;
-      const now = statSync(file, { throwIfNoEntry: false });
-      if (`${now?.size}:${now?.mtimeMs}` !== before) {
-        clearInterval(poll);
-        void kill();
-      }
-    }, 1);
-    timers.push(poll);
-    timers.push(setTimeout(() => void kill(), 8000));
+  // Drawn here, in the order they always were, so a seed gives the same rounds as before.
+  const midRequestMs = mode === 'mid-request' ? rng.range(100, 2500) : 0;
+  const checkpointWaitMs = mode === 'checkpoint' ? rng.range(50, 500) : 0;
+  const arm = (): void => {
+    armed = true;
+    if (killed) return;
+    if (mode === 'mid-request') timers.push(setTimeout(() => void kill(), midRequestMs));
+    if (mode === 'after-growth') timers.push(setTimeout(() => void kill(), 6000));
+    if (mode === 'checkpoint') {
+      const file = path.join(dataDir, 'quarry.duckdb');
+      const first = statSync(file, { throwIfNoEntry: false });
+      const before = `${first?.size}:${first?.mtimeMs}`;
+      const startAt = Date.now() + checkpointWaitMs;
+      const poll = setInterval(() => {
+        if (Date.now() < startAt) return;
+        const now = statSync(file, { throwIfNoEntry: false });
+        if (`${now?.size}:${now?.mtimeMs}` !== before) {
+          clearInterval(poll);
+          void kill();
+        }
+      }, 1);
+      timers.push(poll);
+      timers.push(setTimeout(() => void kill(), 8000));
+    }
+  };
+  let secondDone: Promise<SecondOutcome> | undefined;
+  if (second === undefined) arm();
+  else {
+    const { plan, env } = second;
+    secondDone = (async () => {
+      await sleep(plan.delayMs);
+      // Ingest is running: wait for its first 200 (a few seconds at most).
+      const until = Date.now() + 5000;
+      while (ackedNow === 0 && !killed && Date.now() < until) await sleep(10);
+      return secondInstance(svc, dataDir, env, plan, () => ackedNow);
+    })().finally(arm);
   }
   const work = [...Array.from({ length: clients }, (_, c) => ingestClient(c)), managementClient()];
   const results = await Promise.allSettled(work);
   for (const t of timers) clearTimeout(t);
   await kill();
+  const secondOutcome = await secondDone;
   const failure = results.find((r) => r.status === 'rejected');
   if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
-  return { acked: ackedNow, killedBy: mode };
+  return { acked: ackedNow, killedBy: mode, ...(secondOutcome ? { second: secondOutcome } : {}) };
+}
+
+/**
+ * Which rounds start a second instance, and in which of those it is killed while starting: a
+ * share of the rounds (rounded), picked by a generator of their own so the other rounds' draws stay
+ * what they were for a seed.
+ */
+function planSecondInstances(seed: number, rounds: number, share: number, killShare: number): Map<number, SecondPlan> {
+  const srng = new Rng((seed ^ 0x2ec0d1a5) >>> 0);
+  const clamp = (x: number) => Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0));
+  const order = Array.from({ length: rounds }, (_, i) => i + 1);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = srng.int(i + 1);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  const chosen = order.slice(0, Math.round(clamp(share) * rounds));
+  const killed = new Set(chosen.slice(0, Math.round(clamp(killShare) * chosen.length)));
+  const plans = new Map<number, SecondPlan>();
+  for (const round of chosen) {
+    const plan: SecondPlan = { delayMs: srng.range(100, 1500) };
+    // While it is still loading or opening the folder (a start takes a few seconds while the first
+    // one is busy); if it has exited by then, it is judged as a refusal.
+    if (killed.has(round)) plan.killAfterMs = srng.range(30, 3000);
+    plans.set(round, plan);
+  }
+  return plans;
 }
 
 export async function runCrashTest(options: CrashTestOptions): Promise<CrashTestSummary> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const rng = new Rng(options.seed ?? Date.now() % 2 ** 31);
+  const seed = options.seed ?? Date.now() % 2 ** 31;
+  const rng = new Rng(seed);
   const clients = options.clients ?? 4;
   // The modes take turns, so even a short run has each.
   const modeOffset = rng.int(MODES.length);
+  const seconds = planSecondInstances(seed, options.rounds, options.secondShare ?? 0.2, options.secondKillShare ?? 0.25);
   const summary: CrashTestSummary = {
     rounds: 0,
     restartsFailed: 0,
@@ -453,6 +674,10 @@ export async function runCrashTest(options: CrashTestOptions): Promise<CrashTest
     lostChanges: 0,
     recoveredStarts: 0,
     kills: { 'after-growth': 0, 'mid-request': 0, checkpoint: 0 },
+    secondStarts: 0,
+    secondStartsRefused: 0,
+    secondStartsKilled: 0,
+    secondStartProblems: 0,
     problems: [],
   };
   const dirs: string[] = [];
@@ -519,12 +744,31 @@ export async function runCrashTest(options: CrashTestOptions): Promise<CrashTest
         await kill9(svc.child);
         break;
       }
-      const result = await runRound(svc, dataDir, round, mode, rng, clients, acked, shapes);
+      const plan = seconds.get(round);
+      const result = await runRound(svc, dataDir, round, mode, rng, clients, acked, shapes, plan ? { plan, env } : undefined);
       summary.rounds++;
       summary.kills[result.killedBy]++;
+      let secondNote = '';
+      if (result.second !== undefined) {
+        const s = result.second;
+        summary.secondStarts++;
+        if (s.problems.length > 0) {
+          summary.secondStartProblems++;
+          const line = `round ${round}: SECOND INSTANCE on the same DATA_DIR (${s.ended === 'killed' ? `killed with SIGKILL while starting after ${s.ms} ms` : `ended after ${s.ms} ms`}): ${s.problems.join('; ')}`;
+          summary.problems.push(line);
+          log(line);
+          secondNote = '; second instance on the same DATA_DIR: PROBLEMS (above)';
+        } else if (s.ended === 'killed') {
+          summary.secondStartsKilled++;
+          secondNote = `; second instance on the same DATA_DIR killed with SIGKILL while starting (${s.ms} ms), first unharmed`;
+        } else {
+          summary.secondStartsRefused++;
+          secondNote = `; second instance on the same DATA_DIR refused in ${s.ms} ms, first unharmed`;
+        }
+      }
       log(
         `round ${round}/${options.rounds}: started in ${startMs} ms${recovered ? ' (log replayed by the second route)' : ''}, ` +
-          `all acknowledged so far present; ${result.acked} events acknowledged this round; killed ${result.killedBy}`,
+          `all acknowledged so far present; ${result.acked} events acknowledged this round${secondNote}; killed ${result.killedBy}`,
       );
     }
   } finally {
@@ -543,8 +787,17 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      'second-share': { type: 'string', default: '0.2' },
+      'second-kill-share': { type: 'string', default: '0.25' },
     },
   });
+  const share = (name: 'second-share' | 'second-kill-share'): number => {
+    const v = Number(values[name]);
+    if (!Number.isFinite(v) || v < 0 || v > 1) throw new Error(`--${name} must be a number from 0 to 1, not ${values[name]}`);
+    return v;
+  };
+  const secondShare = share('second-share');
+  const secondKillShare = share('second-kill-share');
   const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
   const rounds = Number(values.rounds);
   console.log(`crash test: ${rounds} rounds, ${values.clients} ingest clients, seed ${seed}`);
@@ -554,6 +807,8 @@ async function main(): Promise<void> {
     clients: Number(values.clients),
     seed,
     keep: values.keep,
+    secondShare,
+    secondKillShare,
     log: values.quiet ? () => undefined : (l) => console.log(l),
   });
   console.log(
@@ -562,13 +817,16 @@ async function main(): Promise<void> {
       `rounds: ${summary.rounds}`,
       `kills: ${summary.kills['after-growth']} right after a 200 that grew the schema, ${summary.kills['mid-request']} mid-request, ${summary.kills.checkpoint} during a checkpoint`,
       `restarts failed: ${summary.restartsFailed} (restarts that replayed the log by the second route: ${summary.recoveredStarts})`,
+      `second instances on a held DATA_DIR: ${summary.secondStarts} started, ${summary.secondStartsRefused} refused as required, ` +
+        `${summary.secondStartsKilled} killed with SIGKILL while starting, ${summary.secondStartProblems} broke the rule`,
       `acknowledged events: ${summary.ackedEvents}, lost: ${summary.lostEvents}`,
       `acknowledged management changes: ${summary.ackedChanges}, lost: ${summary.lostChanges}`,
       `time: ${Math.round((Date.now() - started) / 1000)} s`,
     ].join('\n'),
   );
   for (const p of summary.problems) console.log(`  ${p}`);
-  process.exit(summary.restartsFailed === 0 && summary.lostEvents === 0 && summary.lostChanges === 0 ? 0 : 1);
+  const ok = summary.restartsFailed === 0 && summary.lostEvents === 0 && summary.lostChanges === 0 && summary.secondStartProblems === 0;
+  process.exit(ok ? 0 : 1);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -230,7 +230,7 @@ function clickHouseConfig(env: Env): ClickHouseConfig {
 }
 
 /** The chDB data directory `CLICKHOUSE_URL=chdb:` (under DATA_DIR) or `chdb:///dir` names; undefined for a server URL. */
-export function chdbPath(config: Config): string | undefined {
+export function chdbPath(config: Pick<Config, 'dataDir' | 'clickhouse'>): string | undefined {
   const url = config.clickhouse?.url;
   if (url === undefined || !url.startsWith('chdb:')) return undefined;
   const rest = url.slice('chdb:'.length);

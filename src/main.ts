@@ -3,7 +3,9 @@
  */
 import { statfs } from 'node:fs/promises';
 import { type Config, generatedTokenPath, loadConfig } from './config.ts';
-import { startServer } from './server.ts';
+import type { RunningServer } from './server.ts';
+import { claimDataFolders } from './data-dir/claim.ts';
+import { isStartupError } from './data-dir/startup-error.ts';
 import { isDiskFull } from './storage/disk-full.ts';
 
 /** Below this much free space under DATA_DIR, start-up warns that ingest will soon answer 507. */
@@ -28,11 +30,19 @@ async function main(): Promise<void> {
     console.error(`Quarry cannot start: ${(e as Error).message}`);
     process.exit(1);
   }
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: RunningServer;
   try {
-    server = await startServer(config);
+    // The folders are claimed before the service's modules load (seconds on a busy machine), so a
+    // second instance on a held folder is told at once.
+    const folders = await claimDataFolders(config);
+    const { startServer } = await import('./server.ts');
+    server = await startServer(config, { folders });
   } catch (e) {
-    if (isDiskFull(e) && !(e instanceof Error && e.name === 'StartupError')) {
+    if (isStartupError(e)) {
+      console.error(`Quarry cannot start: ${e.message}`);
+      process.exit(1);
+    }
+    if (isDiskFull(e)) {
       console.error(
         `Quarry failed to start: the disk holding ${config.dataDir} is full (${e instanceof Error ? e.message.split('\n')[0] : String(e)}). ` +
           'Free some space on that disk, then start again; nothing was changed or deleted.',

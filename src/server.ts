@@ -4,11 +4,13 @@
  * the environment's config; tests and the benchmark call it with their own.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
 import { type Config, chdbPath, databasePath, metadataPath, parseBytes } from './config.ts';
+import { type ClaimedFolders, claimDataFolders } from './data-dir/claim.ts';
+import { errnoCode, StartupError } from './data-dir/startup-error.ts';
 import { openClickHouseEngine } from './engines/clickhouse/index.ts';
 import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
@@ -70,10 +72,12 @@ export interface StartOptions {
   clock?: Clock;
   /** How long a storage measurement for the metrics is reused (default 5 s). */
   storageMetricsMaxAgeMs?: number;
+  /** The data folders, already claimed by the caller (main.ts claims them before loading this module); released on close. */
+  folders?: ClaimedFolders;
 }
 
 /** The configured engine: embedded DuckDB (default), or ClickHouse (a server, or embedded chDB). */
-async function openEngine(config: Config, metadata: MetadataStore): Promise<Engine> {
+async function openEngine(config: Config): Promise<Engine> {
   if (config.engine === 'clickhouse' && config.clickhouse) {
     const ch = config.clickhouse;
     const embedded = chdbPath(config);
@@ -93,16 +97,48 @@ async function openEngine(config: Config, metadata: MetadataStore): Promise<Engi
     ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
     ...(config.duckdbMaxTempSize !== undefined ? { maxTempSize: config.duckdbMaxTempSize } : {}),
     ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
-    adoptLegacyMetadata: (records) => metadata.adopt(records),
   });
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  await mkdir(config.dataDir, { recursive: true });
+  // Nothing in the data folders is opened or changed before they are this process's alone.
+  const folders = options.folders ?? (await claimDataFolders(config));
+  // What a start that fails part-way has opened is closed again, last first, and the folders released.
+  const opened: (() => unknown)[] = [() => folders.release()];
+  try {
+    return await start(config, options, folders, (close) => opened.push(close));
+  } catch (e) {
+    for (const close of opened.reverse()) {
+      try {
+        await close();
+      } catch {}
+    }
+    if (isListenFailure(e)) {
+      throw new StartupError('LISTEN_FAILED', `Quarry could not listen on ${config.host}:${config.port}: ${(e as Error).message}. Is another program using that port? Set PORT (or HOST) to another, then start again.`, { cause: e });
+    }
+    throw e;
+  }
+}
+
+function isListenFailure(e: unknown): boolean {
+  const code = errnoCode(e);
+  return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES';
+}
+
+/** The start proper; `onOpen` registers how to close each thing it opened, for a start that fails later. */
+async function start(config: Config, options: StartOptions, folders: ClaimedFolders, onOpen: (close: () => unknown) => void): Promise<RunningServer> {
   let logWarning: (e: unknown) => void = () => undefined;
+  // The events' database opens first: a start refused there (a file from a newer version, say) has
+  // not replayed or checkpointed anything else yet.
+  const engine = await openEngine(config);
+  onOpen(() => engine.close());
   const metadata = await openMetadata(config, (e) => logWarning(e));
+  onOpen(async () => {
+    await metadata.stopWatching();
+    await metadata.close();
+  });
+  await engine.adoptLegacyMetadata?.((records) => metadata.adopt(records));
   const { sources, tokens } = metadata;
-  const engine = await openEngine(config, metadata);
   const auth = createAuth(tokens, {
     assertFresh() {
       const age = metadata.stalenessMs();
@@ -140,6 +176,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Background tasks log through the HTTP app's logger once it exists.
   let log: (message: string) => void = () => undefined;
   const ingest = new IngestService({ sources: tables, storage: engine.storage, limits: config.schemaLimits });
+  onOpen(() => ingest.close());
   const retention = new RetentionTask({
     storage: engine.storage,
     catalog: tables.catalog,
@@ -148,6 +185,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     log: (message) => log(message),
   });
   retention.start();
+  onOpen(() => retention.stop());
 
   const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query });
   // With several nodes, what another node's ingest added to a shared catalogue is learnt before
@@ -164,6 +202,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     maxResponseBytes: config.responseMaxBytes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  onOpen(() => endpoints.close());
 
   // What another node changed: its sources get tables here, its endpoint changes drop this
   // node's cached results of them.
@@ -206,6 +245,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           );
         }, config.metadataPollMs);
   catalogPoll?.unref();
+  onOpen(() => clearInterval(catalogPoll));
 
   const storageUsage = new StorageUsageProbe({
     dataDir: config.dataDir,
@@ -263,6 +303,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     },
   });
+  onOpen(() => app.close());
   log = (message) => app.log.info(message);
   logWarning = (e) => app.log.warn({ err: e }, 'metadata store: %s', e instanceof Error ? e.message : String(e));
   await app.listen({ port: config.port, host: config.host });
@@ -296,6 +337,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await ingest.close();
         await engine.close();
         await metadata.close();
+        folders.release();
       })();
       return closing;
     },

@@ -5,6 +5,7 @@
  * schema catalogue, and the lock-down that stops caller SQL from reaching anything else. Adding an
  * engine is adding a folder under src/engines/ whose `open…Engine` returns this.
  */
+import type { MetadataSnapshot } from '../metadata/records.ts';
 import type { SourceTables } from '../storage/sources.ts';
 import type { QueryEngine } from './query-engine.ts';
 import type { StorageEngine } from './storage-engine.ts';
@@ -25,6 +26,11 @@ export interface Engine {
    * An embedded engine has nothing to lose and need not say.
    */
   problem?(): Promise<string | undefined>;
+  /**
+   * Hands metadata an older build kept in the engine's own database to `adopt`, and drops it once
+   * adopted; false when there was none. Called once at start-up, after the metadata store opened.
+   */
+  adoptLegacyMetadata?(adopt: (records: MetadataSnapshot) => Promise<void>): Promise<boolean>;
   /** Closes connections and flushes; the engine is unusable afterwards. */
   close(): Promise<void>;
 }

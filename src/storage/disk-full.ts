@@ -2,9 +2,10 @@ import { QuarryError } from '../errors.ts';
 
 /**
  * Whether an error means the disk is full, whoever raised it: Node's file system (`ENOSPC`,
- * `EDQUOT`) or an engine's I/O error text ("No space left on device", "Disk quota exceeded").
+ * `EDQUOT`) or an engine's I/O error text ("No space left on device", "Disk quota exceeded",
+ * ClickHouse's "Cannot reserve 1.00 MiB, not enough space").
  */
-const DISK_FULL = /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b|disk is full/i;
+const DISK_FULL = /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b|disk is full|cannot reserve .*not enough space|\bNOT_ENOUGH_SPACE\b/i;
 
 export function isDiskFull(e: unknown): boolean {
   if (typeof e === 'object' && e !== null) {

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { QuarryError } from '../../errors.ts';
 import { type ChdbModule, type ChdbWriter, openChdbWriter, releaseScratchFolder, type RowFormat, scratchFolder } from './chdb-writer.ts';
+import { StartupError } from '../../data-dir/startup-error.ts';
 
 export interface ClickHouseConnectOptions {
   /** `http(s)://host:port` of a server. */
@@ -178,22 +179,8 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   if (embedded) {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(options.chdbPath as string, { recursive: true });
-    const connection = chdbConnection(options.chdbPath as string);
-    client = chdbClient(connection);
-    const require = createRequire(import.meta.url);
-    const chdb = require('chdb') as ChdbModule;
-    scratch = scratchFolder(options.chdbPath as string);
-    const folder = scratch;
-    writers = Array.from({ length: Math.max(1, options.writers ?? INSERT_WRITERS) }, () => openChdbWriter(options.chdbPath as string, folder, chdb));
-    const pool = new SessionPool(writers);
-    rawInsert = async (table, rows, format, settings) => {
-      const writer = await pool.acquire();
-      try {
-        await writer.insert(table, rows, format, settings);
-      } finally {
-        pool.release(writer);
-      }
-    };
+    await assertRoomToStart(options.chdbPath as string);
+    client = chdbClient(chdbConnection(options.chdbPath as string));
   } else {
     client = createClient({
       url: options.url ?? 'http://localhost:8123',
@@ -226,6 +213,24 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
     await client.close().catch(() => undefined);
     throw e;
   }
+  if (embedded) {
+    // Only once the database is known to be usable: a start that stops earlier leaves the folder
+    // as it found it (scratch folders of a crashed process included).
+    const require = createRequire(import.meta.url);
+    const chdb = require('chdb') as ChdbModule;
+    scratch = scratchFolder(options.chdbPath as string);
+    const folder = scratch;
+    writers = Array.from({ length: Math.max(1, options.writers ?? INSERT_WRITERS) }, () => openChdbWriter(options.chdbPath as string, folder, chdb));
+    const pool = new SessionPool(writers);
+    rawInsert = async (table, rows, format, settings) => {
+      const writer = await pool.acquire();
+      try {
+        await writer.insert(table, rows, format, settings);
+      } finally {
+        pool.release(writer);
+      }
+    };
+  }
   const readers = embedded ? Array.from({ length: options.readers ?? 4 }, () => chdbClient()) : [client];
   return {
     client,
@@ -251,6 +256,21 @@ export async function connectClickHouse(options: ClickHouseConnectOptions): Prom
   };
 }
 
+/** Below this much free space an embedded chDB start stops before it writes anything (an insert reserves 1 MiB). */
+const MIN_FREE_BYTES = 8 * 1024 * 1024;
+
+async function assertRoomToStart(dir: string): Promise<void> {
+  const { statfs } = await import('node:fs/promises');
+  const s = await statfs(dir);
+  const free = s.bavail * s.bsize;
+  if (free < MIN_FREE_BYTES) {
+    throw new StartupError(
+      'DISK_FULL',
+      `The disk holding ${dir} is full (${Math.floor(free / 1024)} KiB free; embedded ClickHouse needs at least ${MIN_FREE_BYTES / 1024 / 1024} MiB to start). Free some space on that disk, then start again; nothing was changed.`,
+    );
+  }
+}
+
 /**
  * Exercises every statement kind Quarry runs (database and table creation, insert, select, the
  * retention delete, drop) on a probe table; an ACCESS_DENIED names the missing grant.
@@ -273,6 +293,8 @@ async function checkRights(client: ClickHouseClient, database: string): Promise<
     try {
       await client.command({ query: sql });
     } catch (e) {
+      // The probe is not left behind by a start that stops here (a full disk fails its INSERT).
+      await client.command({ query: `DROP TABLE IF EXISTS ${probe}` }).catch(() => undefined);
       const message = e instanceof Error ? e.message : String(e);
       const grant = /necessary to have the grant ([^.]+)/.exec(message)?.[1];
       if ((e as { type?: string }).type === 'ACCESS_DENIED' || grant) {

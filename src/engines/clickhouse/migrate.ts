@@ -8,6 +8,7 @@
  * (nothing is written twice); the DuckDB file is only read.
  */
 import { type Config, chdbPath, databasePath } from '../../config.ts';
+import { claimDataFolders } from '../../data-dir/claim.ts';
 import type { JsonObject, StoredEvent } from '../../storage/event.ts';
 import { allColumns } from '../../storage/overflow.ts';
 import { withoutBase } from '../../storage/schema.ts';
@@ -26,6 +27,16 @@ const BATCH = 10_000;
 export async function migrateToClickHouse(config: Config, log: (line: string) => void = () => undefined): Promise<MigrationReport> {
   const ch = config.clickhouse;
   if (!ch) throw new Error('Set QUARRY_ENGINE=clickhouse and CLICKHOUSE_URL: they name where the events go');
+  // The service must not run meanwhile: its folders are claimed as it would claim them.
+  const folders = await claimDataFolders(config, 'npm run migrate-to-clickhouse');
+  try {
+    return await migrate(config, ch, log);
+  } finally {
+    folders.release();
+  }
+}
+
+async function migrate(config: Config, ch: NonNullable<Config['clickhouse']>, log: (line: string) => void): Promise<MigrationReport> {
   const duck = await openDuckDb({ path: databasePath(config) });
   const embedded = chdbPath(config);
   const target = await openClickHouseEngine({

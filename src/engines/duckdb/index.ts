@@ -4,7 +4,6 @@
  */
 import type { Engine } from '../engine.ts';
 import { openDuckDb } from './database.ts';
-import type { MetadataSnapshot } from '../../metadata/records.ts';
 import { lockDownDuckDb } from './lockdown.ts';
 import { moveLegacyMetadata } from './metadata/legacy.ts';
 import { DuckDbQueryRunner } from './runner.ts';
@@ -21,11 +20,6 @@ export interface DuckDbEngineOptions {
   maxTempSize?: string;
   /** WAL size that triggers a checkpoint (default 64MiB). */
   checkpointThreshold?: string;
-  /**
-   * Receives the metadata tables an older build kept in this database; they are dropped once it
-   * resolves (metadata/legacy.ts).
-   */
-  adoptLegacyMetadata?: (records: MetadataSnapshot) => Promise<void>;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -40,14 +34,18 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
     ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
   });
-  if (options.adoptLegacyMetadata) await moveLegacyMetadata(db, options.adoptLegacyMetadata);
   const stored = await openDuckDbSourceStorage(db);
-  const query = new DuckDbQueryRunner({ connect: () => db.connect(), disconnect: (c) => db.disconnect(c) });
+  const query = new DuckDbQueryRunner({
+    connect: () => db.connect(),
+    disconnect: (c) => db.disconnect(c),
+    dataVersion: (tables) => stored.storage.dataVersion(tables),
+  });
   return {
     name: 'duckdb',
     storage: stored.storage,
     query,
     sources: stored.sources,
+    adoptLegacyMetadata: (adopt) => moveLegacyMetadata(db, adopt),
     async lockDown() {
       const conn = await db.connect();
       try {

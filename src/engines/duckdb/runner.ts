@@ -26,6 +26,19 @@ export interface DuckDbQueryRunnerOptions {
   idleConnections?: number;
   /** Prepared statements kept per pooled connection, by SQL text (default 64; 0 turns it off). */
   statementsPerConnection?: number;
+  /**
+   * The version of the data in these tables (DuckDbStorage.dataVersion): a kept statement is reused
+   * only while the tables it reads are at the version it was prepared at, because DuckDB keeps a
+   * plan optimised with the statistics of that time (a literal filter outside a column's min/max
+   * then stays empty after the rows arrive). Without it no statement is reused.
+   */
+  dataVersion?(tables: readonly string[]): number;
+}
+
+/** A kept prepared statement and the data version of its tables when it was prepared. */
+interface KeptStatement {
+  readonly prepared: DuckDBPreparedStatement;
+  readonly version: number;
 }
 
 /** Every runner shares one cache: the translation depends only on the query, the catalogue, the row cap and the parameters' types. */
@@ -40,7 +53,7 @@ export class DuckDbQueryRunner implements QueryEngine {
   readonly typedParams = true;
   private readonly idle: DuckDBConnection[] = [];
   /** Prepared statements of each pooled connection, by SQL text. */
-  private readonly statements = new WeakMap<DuckDBConnection, Lru<string, DuckDBPreparedStatement>>();
+  private readonly statements = new WeakMap<DuckDBConnection, Lru<string, KeptStatement>>();
 
   constructor(private readonly options: DuckDbQueryRunnerOptions) {}
 
@@ -64,7 +77,7 @@ export class DuckDbQueryRunner implements QueryEngine {
       }
       // An interrupt that lands between statements is lost, so look at the clock before each.
       if (timedOut) throw new Error('timed out');
-      const prepared = await this.statement(conn, generated.sql);
+      const prepared = await this.statement(conn, generated.sql, translation.tables);
       // Every parameter is bound on every run (absent → NULL), so nothing carries over from a previous run.
       if (generated.params.length > 0) {
         const bound = bindValues(generated.params, params);
@@ -130,19 +143,29 @@ export class DuckDbQueryRunner implements QueryEngine {
     for (const c of this.idle.splice(0)) this.discard(c);
   }
 
-  /** The connection's prepared statement for `sql`, prepared on first use. */
-  private async statement(conn: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  /**
+   * The connection's prepared statement for `sql`, which reads `tables`: the kept one while no
+   * write to them has committed since it was prepared, else prepared now.
+   */
+  private async statement(conn: DuckDBConnection, sql: string, tables: readonly string[]): Promise<DuckDBPreparedStatement> {
     const keep = this.options.statementsPerConnection ?? 64;
-    if (keep <= 0) return conn.prepare(sql);
+    const dataVersion = this.options.dataVersion;
+    if (keep <= 0 || dataVersion === undefined) return conn.prepare(sql);
     let cache = this.statements.get(conn);
     if (!cache) {
-      cache = new Lru(keep, (_sql, evicted) => evicted.destroySync());
+      cache = new Lru(keep, (_sql, evicted) => evicted.prepared.destroySync());
       this.statements.set(conn, cache);
     }
+    // Read before preparing: a write committing meanwhile then fails the next comparison.
+    const version = dataVersion(tables);
     const known = cache.get(sql);
-    if (known) return known;
+    if (known?.version === version) return known.prepared;
+    if (known) {
+      cache.delete(sql);
+      known.prepared.destroySync();
+    }
     const prepared = await conn.prepare(sql);
-    cache.set(sql, prepared);
+    cache.set(sql, { prepared, version });
     return prepared;
   }
 

@@ -34,6 +34,7 @@ import { convertExpression, duckDbType, jsonStructure, OVERFLOW_COLUMN, quoteIde
 import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import { wellFormed } from '../../storage/json-text.ts';
 import { serialQueue } from '../../serial-queue.ts';
+import { DataVersions } from '../../storage/data-versions.ts';
 
 const STAGE = 'quarry_stage_events';
 const STAGE_ARRAYS = 'quarry_stage_arrays';
@@ -90,6 +91,8 @@ export class DuckDbStorage implements StorageEngine {
    */
   private readonly appendsOf = new Map<string, Set<Promise<unknown>>>();
   private readonly changesOf = new Map<string, Set<Promise<unknown>>>();
+  /** Bumped after every write to a table has committed (or failed): see dataVersion(). */
+  private readonly versions = new DataVersions();
 
   private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
     this.conn = conns[0] as DuckDBConnection;
@@ -126,9 +129,22 @@ export class DuckDbStorage implements StorageEngine {
 
   dropSourceTable(table: string): Promise<void> {
     return this.exclusive(async () => {
-      await this.conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+      try {
+        await this.conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+      } finally {
+        this.versions.bump([table]);
+      }
       for (const w of this.writers) dropPlans(w, table);
     });
+  }
+
+  /**
+   * The version of the data in `tables`: it changes once a write to any of them has committed,
+   * before that write is acknowledged. The query runner reuses a prepared statement only while the
+   * version of the tables it reads is the one it was prepared at (data-versions.ts says why).
+   */
+  dataVersion(tables: readonly string[]): number {
+    return this.versions.of(tables);
   }
 
   /**
@@ -151,7 +167,7 @@ export class DuckDbStorage implements StorageEngine {
     const earlier = [...(this.appendsOf.get(table) ?? [])];
     return this.track(this.changesOf, [table], async () => {
       await Promise.allSettled(earlier);
-      return this.ddl(() => this.alter(conn, statements));
+      return this.ddl(() => this.alter(conn, statements).finally(() => this.versions.bump([table])));
     });
   }
 
@@ -220,7 +236,8 @@ export class DuckDbStorage implements StorageEngine {
     const earlier = tables.flatMap((t) => [...(this.changesOf.get(t) ?? [])]);
     return this.track(this.appendsOf, tables, async () => {
       if (earlier.length > 0) await Promise.allSettled(earlier);
-      await this.appendNow(work);
+      // A failed COMMIT bumps too: whether its rows became visible is not certain.
+      await this.appendNow(work).finally(() => this.versions.bump(tables));
     });
   }
 
@@ -278,9 +295,9 @@ export class DuckDbStorage implements StorageEngine {
 
   deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
     return this.exclusive(async () => {
-      const result = await this.conn.runAndReadAll(`DELETE FROM ${quoteIdent(table)} WHERE timestamp < make_timestamp(CAST($cutoff AS BIGINT))`, {
-        cutoff,
-      });
+      const result = await this.conn
+        .runAndReadAll(`DELETE FROM ${quoteIdent(table)} WHERE timestamp < make_timestamp(CAST($cutoff AS BIGINT))`, { cutoff })
+        .finally(() => this.versions.bump([table]));
       const count = result.getRows()[0]?.[0];
       return typeof count === 'bigint' || typeof count === 'number' ? Number(count) : 0;
     });
