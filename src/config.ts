@@ -2,6 +2,7 @@
  * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
+import { defaultQueryBounds, type QueryBounds } from './sql/bounds.ts';
 import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
 
 /** Node's HTTP server timeouts (README, "Configuration"). */
@@ -47,6 +48,8 @@ export interface Config {
   duckdbMaxTempSize?: string;
   /** Largest query response body, bytes; a larger result is refused (RESULT_TOO_LARGE). */
   responseMaxBytes: number;
+  /** Cost and value-size bounds of a query before it runs (QUERY_MAX_TABLE_REFERENCES, …; src/sql/bounds.ts). */
+  queryBounds: QueryBounds;
   /** Bounds on schema growth per source. */
   schemaLimits: SchemaLimits;
   /** Seconds between retention sweeps. */
@@ -146,6 +149,13 @@ export function loadConfig(env: Env = process.env): Config {
     memoryBudgetBytes,
     memoryLimit: duckdbMemory ?? `${Math.floor(memoryBudgetBytes / 2 / 2 ** 20)}MiB`,
     responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),
+    queryBounds: {
+      maxTableReferences: Math.max(1, positiveInt(env, 'QUERY_MAX_TABLE_REFERENCES', defaultQueryBounds.maxTableReferences)),
+      maxJoins: Math.max(1, positiveInt(env, 'QUERY_MAX_JOINS', defaultQueryBounds.maxJoins)),
+      maxSetOperands: Math.max(2, positiveInt(env, 'QUERY_MAX_SET_OPERANDS', defaultQueryBounds.maxSetOperands)),
+      maxNesting: Math.max(1, positiveInt(env, 'QUERY_MAX_NESTING', defaultQueryBounds.maxNesting)),
+      maxValueBytes: bytes(env, 'QUERY_MAX_VALUE_BYTES', defaultQueryBounds.maxValueBytes),
+    },
     schemaLimits: {
       maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
       maxTypedFields: Math.max(0, positiveInt(env, 'INGEST_MAX_TYPED_FIELDS', defaultSchemaLimits.maxTypedFields)),

@@ -187,7 +187,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   retention.start();
   onOpen(() => retention.stop());
 
-  const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query });
+  const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query, bounds: config.queryBounds });
   // With several nodes, what another node's ingest added to a shared catalogue is learnt before
   // each query is prepared.
   const endpoints = await openEndpoints({

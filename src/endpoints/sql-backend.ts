@@ -5,16 +5,26 @@
 import { type ParamValue, type QueryEngine, paramText } from '../engines/query-engine.ts';
 import { QuarryError } from '../errors.ts';
 import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
-import { type CallerQuery as SqlCaller, checkSavedQuery, prepareEndpointQuery, savedCteFieldTypes, specialiseForValues } from '../sql/index.ts';
+import {
+  type CallerQuery as SqlCaller,
+  checkSavedQuery,
+  defaultQueryBounds,
+  prepareEndpointQuery,
+  type QueryBounds,
+  savedCteFieldTypes,
+  specialiseForValues,
+} from '../sql/index.ts';
 import type { Catalog } from '../storage/schema.ts';
 import type { ExecuteRequest, ExecuteResult, QueryBackend, SavedQueryInfo } from './backend.ts';
 
 export interface SqlBackendOptions {
   catalog: Catalog;
   engine: QueryEngine;
+  /** Cost and value-size bounds of every query run or saved (config.queryBounds; default: defaultQueryBounds). */
+  bounds?: QueryBounds;
 }
 
-export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryBackend {
+export function createSqlBackend({ catalog, engine, bounds = defaultQueryBounds }: SqlBackendOptions): QueryBackend {
   return {
     async inspect(saved: string): Promise<SavedQueryInfo> {
       return checkSavedQuery(saved, catalog);
@@ -27,7 +37,7 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
       if (reserved) {
         throw new QuarryError('QUERY_NOT_ALLOWED', `Parameter names starting with ${LQL_PARAM_PREFIX} are reserved: @${reserved}`);
       }
-      await engine.check(prepareEndpointQuery({ saved, catalog, sandboxable: false }));
+      await engine.check(prepareEndpointQuery({ saved, catalog, sandboxable: false, bounds }));
       return info;
     },
 
@@ -51,6 +61,7 @@ export function createSqlBackend({ catalog, engine }: SqlBackendOptions): QueryB
           saved: request.saved,
           catalog,
           sandboxable: request.sandboxable,
+          bounds,
           ...(caller ? { caller } : {}),
         }),
         params,

@@ -4,7 +4,7 @@
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Auth } from '../auth/auth.ts';
+import { type Auth, ENDPOINT_NOT_FOUND } from '../auth/auth.ts';
 import type { Endpoint } from '../endpoints/model.ts';
 import type { QueryObserver } from '../endpoints/observation.ts';
 import type { EndpointRunner, RunOutcome } from '../endpoints/runner.ts';
@@ -136,16 +136,13 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
 
   async function run(req: FastifyRequest, reply: FastifyReply, idOrName: string, body: unknown) {
     const endpoint = runner.resolve(idOrName);
-    if (!endpoint) {
-      // Anonymous callers learn nothing about which names exist.
-      if (!auth.identify(req)) {
-        throw new QuarryError('UNAUTHORIZED', 'A valid access token is required to query this endpoint.');
-      }
-      throw new QuarryError('NOT_FOUND', `No endpoint with id or name "${idOrName}".`);
-    }
-    const trace: RunTrace = { endpoint };
-    req.endpointRun = trace;
-    const token = endpoint.enable_auth ? auth.require(req, { kind: 'query', endpointId: endpoint.id }) : auth.identify(req);
+    // Stats count every request that reached an existing endpoint, refused ones included.
+    const trace: RunTrace | undefined = endpoint ? { endpoint } : undefined;
+    if (trace) req.endpointRun = trace;
+    // No oracle: an endpoint the caller may not run answers exactly as an unknown name (auth.ts);
+    // requireQuery throws for every unknown name, the check below only narrows the type.
+    const token = auth.requireQuery(req, endpoint);
+    if (!endpoint || !trace) throw new QuarryError('NOT_FOUND', ENDPOINT_NOT_FOUND);
 
     const params = mergeParams(req.query, body);
     // `format` picks the response format, unless the saved query declares @format for itself.

@@ -55,13 +55,10 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
 
-  // Token first (401), then the source (404), then the token's scope for it (403): all before the
-  // body is read.
+  // Token first (401), then whether it may ingest at all (403), then the source (404, or 403 for a
+  // token limited to other sources, whether it exists or not): all before the body is read.
   app.addHook('onRequest', async (req) => {
-    if (auth.identify(req) === undefined) auth.require(req, { kind: 'ingest', sourceId: '' });
-    const source = findSource(req, sources);
-    auth.require(req, { kind: 'ingest', sourceId: source.id });
-    req.ingestSource = source;
+    req.ingestSource = auth.requireIngest(req, () => findSource(req, sources)).source;
   });
 
   const observe = options.observe;

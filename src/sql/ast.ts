@@ -123,6 +123,11 @@ export interface FuncCall {
   readonly limit?: Expr;
   readonly ignoreNulls?: boolean;
   readonly over?: WindowSpec;
+  /**
+   * The largest value, bytes, this call may build, set by the value bounds (value-bounds.ts) on a
+   * call whose size is not known before it runs; engines print a guard that raises beyond it.
+   */
+  readonly maxBytes?: number;
 }
 
 export interface WindowSpec {

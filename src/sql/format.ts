@@ -83,6 +83,21 @@ export function parseFormat(args: readonly RExpr[]): FormatPiece[] {
   return pieces;
 }
 
+/**
+ * The widths and precisions a format string asks for, summed: how much FORMAT pads and how many
+ * digits it writes beyond the values' own text (the size bound of value-bounds.ts).
+ */
+export function formatPadding(format: string): number {
+  let total = 0;
+  const directive = new RegExp(DIRECTIVE.source, 'g');
+  for (const m of format.matchAll(directive)) {
+    const [, , width, precision] = m;
+    if (width !== undefined && width !== '*') total += Number(width);
+    if (precision !== undefined && precision !== '*') total += Number(precision || '0');
+  }
+  return total;
+}
+
 /** How an engine spells FORMAT's pieces. */
 export interface FormatSpelling {
   text(text: string): string;

@@ -32,7 +32,19 @@ export interface FunctionDef {
   readonly volatile: boolean;
   /** BigQuery's family, for docs/SQL.md's table. */
   readonly family: Family;
+  /** How large a value the function builds: bounded by QUERY_MAX_VALUE_BYTES (value-bounds.ts). */
+  readonly builds?: BuildRule;
 }
+
+/**
+ * What sizes the value a function builds, by argument position: `repeat` is the text's bytes times
+ * the count; `length` is a length argument (LPAD/RPAD: characters); `format` the widths and
+ * precisions of FORMAT's constant format string.
+ */
+export type BuildRule =
+  | { readonly kind: 'repeat'; readonly text: number; readonly count: number }
+  | { readonly kind: 'length'; readonly length: number }
+  | { readonly kind: 'format' };
 
 export type Family = 'string' | 'conditional' | 'math' | 'array' | 'date/time' | 'json' | 'net' | 'aggregate' | 'window' | 'struct';
 
@@ -61,10 +73,12 @@ const intIfIntList = (args: readonly VType[]): VType => listOf(intIfInt(args));
 interface Options {
   args?: readonly ArgKind[];
   volatile?: boolean;
+  builds?: BuildRule;
 }
 
 function def(kind: FunctionKind, family: Family, min: number, max: number, returns: ReturnRule, o: Options = {}): FunctionDef {
-  return Object.freeze({ kind, family, min, max, returns, args: Object.freeze([...(o.args ?? [])]), volatile: o.volatile ?? false });
+  const base = { kind, family, min, max, returns, args: Object.freeze([...(o.args ?? [])]), volatile: o.volatile ?? false };
+  return Object.freeze(o.builds ? { ...base, builds: Object.freeze(o.builds) } : base);
 }
 const str = (min: number, max: number, returns: ReturnRule, o?: Options) => def('scalar', 'string', min, max, returns, o);
 const cond = (min: number, max: number, returns: ReturnRule) => def('scalar', 'conditional', min, max, returns);
@@ -105,9 +119,9 @@ export const functions = {
   chr: str(1, 1, T.string),
   left: str(2, 2, T.string),
   right: str(2, 2, T.string),
-  lpad: str(2, 3, T.string),
-  rpad: str(2, 3, T.string),
-  repeat: str(2, 2, T.string),
+  lpad: str(2, 3, T.string, { builds: { kind: 'length', length: 1 } }),
+  rpad: str(2, 3, T.string, { builds: { kind: 'length', length: 1 } }),
+  repeat: str(2, 2, T.string, { builds: { kind: 'repeat', text: 0, count: 1 } }),
   reverse: str(1, 1, T.string),
   translate: str(3, 3, T.string),
   regexp_extract_all: str(2, 2, listOf(T.string)),
@@ -120,7 +134,7 @@ export const functions = {
   sha1: str(1, 1, T.bytes),
   sha256: str(1, 1, T.bytes),
   initcap: str(1, 2, T.string),
-  format: str(1, 64, T.string),
+  format: str(1, 64, T.string, { builds: { kind: 'format' } }),
   // net
   'net.host': def('scalar', 'net', 1, 1, T.string),
   // JSON (text in, text out: there is no JSON type)

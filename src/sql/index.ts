@@ -7,14 +7,18 @@
 import { QuarryError } from '../errors.ts';
 import type { Catalog, SourceTable } from '../storage/schema.ts';
 import type { Query } from './ast.ts';
+import { defaultQueryBounds, type QueryBounds } from './bounds.ts';
+import { checkCost } from './cost.ts';
 import { Lru } from './lru.ts';
 import { parseSql } from './parse.ts';
 import { mergeSandboxed } from './sandbox.ts';
 import { type Resolved, resolveQuery } from './resolve.ts';
 import { findName, type VType } from './types.ts';
 import { validateQuery } from './validate.ts';
+import { boundValues } from './value-bounds.ts';
 
 export type { Query } from './ast.ts';
+export { defaultQueryBounds, type QueryBounds } from './bounds.ts';
 export { analyse } from './analyse.ts';
 export { type BindValue, specialiseForValues } from './bind-time.ts';
 export { parseSql } from './parse.ts';
@@ -53,15 +57,22 @@ export interface PrepareInput {
   caller?: CallerQuery;
   catalog: Catalog;
   sandboxable: boolean;
+  /** The cost and value-size bounds of the query as it will run (default: defaultQueryBounds). */
+  bounds?: QueryBounds;
 }
 
 /**
- * Parses, validates and merges, or returns the result of an identical earlier call (same saved
+ * Parses, validates and merges, then checks the bounds on the query as it will run (bounds.ts:
+ * QUERY_TOO_COMPLEX, or INVALID_QUERY for a value too large), or returns the result of an identical earlier call (same saved
  * text, caller SQL text and catalogue, with the same sources present). A caller given as an AST
  * (LQL, whose compilation may depend on the clock) is not remembered. Errors are never
  * remembered. The returned query is shared: treat it as read-only.
  */
 export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
+  return withinBounds(mergedQuery(input), input.bounds ?? defaultQueryBounds);
+}
+
+function mergedQuery(input: PrepareInput): PreparedQuery {
   const saved = savedQuery(input.saved, input.catalog);
   if (!input.caller) return saved.prepared;
   if (!input.sandboxable) {
@@ -91,6 +102,28 @@ function mergeCaller(saved: SavedQuery, caller: Query, fromCode: boolean): Prepa
     throw new QuarryError('INVALID_QUERY', `Unknown parameter @${extra[0]}: this endpoint declares ${known}`);
   }
   return { ast: mergeSandboxed(prepared.ast, caller), params: [...prepared.params, ...extra], catalog: prepared.catalog };
+}
+
+/**
+ * Per merged query and bounds: the query checked and with its value-building calls marked. Kept so
+ * that a remembered query keeps one identity (engines remember translations per AST).
+ */
+const boundedQueries = new WeakMap<PreparedQuery, Map<string, PreparedQuery>>();
+
+function withinBounds(prepared: PreparedQuery, bounds: QueryBounds): PreparedQuery {
+  const key = JSON.stringify(bounds);
+  const known = boundedQueries.get(prepared)?.get(key);
+  if (known) return known;
+  checkCost(prepared.ast, bounds);
+  const ast = boundValues(prepared.ast, bounds.maxValueBytes);
+  const bounded = ast === prepared.ast ? prepared : { ...prepared, ast };
+  let byBounds = boundedQueries.get(prepared);
+  if (!byBounds) {
+    byBounds = new Map();
+    boundedQueries.set(prepared, byBounds);
+  }
+  byBounds.set(key, bounded);
+  return bounded;
 }
 
 /** A validated saved query, and the sources it reads (validation consults the catalogue for nothing else). */

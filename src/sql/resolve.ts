@@ -576,6 +576,7 @@ class Resolver {
             frame: call.over.frame,
           })
         : undefined,
+      maxBytes: call.maxBytes,
       type: returnType(
         name,
         args.map((a) => a.type),

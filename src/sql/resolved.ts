@@ -109,6 +109,8 @@ export interface RFunc {
   readonly limit: RExpr | undefined;
   readonly ignoreNulls: boolean;
   readonly over: RWindow | undefined;
+  /** As FuncCall.maxBytes: the engine guards the built value's size. */
+  readonly maxBytes: number | undefined;
   readonly type: VType;
 }
 

@@ -185,12 +185,57 @@ function flatten(
     if (!expr) return undefined;
     columns.push(freeze({ ...c, expr }));
   }
+  if (columns.some((c) => mayShadow(c, inner, orderBy, columns))) return undefined;
   return freeze({
     ...q,
     with: freeze(q.with.filter((_, i) => i !== index)),
     body: freeze({ ...inner, columns: freeze(columns) }),
     orderBy,
   });
+}
+
+/**
+ * Physical columns printers read that the resolved tree does not name: ClickHouse's `fields` (the
+ * JSON column holding every field but id, timestamp and event_message), DuckDB's `rowid` and
+ * overflow column. Internal names printers make up start with `__` (`fresh`).
+ */
+const PRINTER_COLUMNS: ReadonlySet<string> = new Set(['fields', 'rowid', '$overflow']);
+const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Whether the caller's select item `c`, once its alias sits in the same SELECT as the saved query's
+ * filter, could take the place of a name that filter (or the ordering, or another item) reads:
+ * an engine may resolve a name to a select-list alias before a column (ClickHouse does unless
+ * `prefer_column_name_to_alias` is set), so the caller's `'A' AS project`, `… AS t` or
+ * `` … AS `t.fields.project` `` would be what the project filter compares. Such an alias keeps
+ * the caller's query over the limited CTE instead, a scope of its own. An alias is harmless when
+ * it names exactly the column it holds (Studio's `select id, timestamp …`), or names nothing a
+ * reference can start with: not a range variable, a stored column, a column the SELECT reads, a
+ * printer's own column; and it must be a plain name (no dots, quotes or internal `__` prefix).
+ * A field's name (`request.path AS path`) is fine: it only ever follows a range variable.
+ */
+function mayShadow(c: RSelectItem, inner: RSelect, orderBy: readonly ROrder[], columns: readonly RSelectItem[]): boolean {
+  const name = c.name.toLowerCase();
+  if (!PLAIN_NAME.test(name) || name.startsWith('__') || PRINTER_COLUMNS.has(name)) return true;
+  // The range variables of the SELECT's FROM (a record UNNEST has none: it reads a column).
+  const ranges: RangeVar[] = [];
+  for (const f of inner.from ? [inner.from.first, ...inner.from.joins.map((j) => j.factor)] : []) {
+    if (f.kind !== 'unnestRecord') ranges.push(f.range);
+  }
+  if (ranges.some((r) => r.alias.toLowerCase() === name)) return true;
+  // The column it holds, when it is one: the same name read from the same place is the same value.
+  const e = c.expr;
+  if (e.kind === 'column' && e.fields.length === 0 && e.column?.toLowerCase() === name) return false;
+  if (ranges.some((r) => r.kind !== 'element' && r.columns.some((col) => col.name.toLowerCase() === name))) return true;
+  let read = false;
+  const visit = (n: { kind?: unknown }) => {
+    const col = n as ColumnExpr;
+    // A path's later steps (`request.path`) are printed after the range variable, never alone.
+    if (n.kind === 'column' && col.column?.toLowerCase() === name) read = true;
+    return undefined;
+  };
+  rebuild([inner.where, inner.from, orderBy, columns.map((x) => x.expr)], visit);
+  return read;
 }
 
 /** How many FROM clauses anywhere in `q` (CTEs, derived tables, subqueries) read the CTE called `name`. */

@@ -78,7 +78,7 @@ export function walkExpr(e: Expr, visitor: Visitor, scope: ReadonlySet<string> =
 }
 
 /** Direct sub-expressions and subqueries of an expression. */
-function children(e: Expr): [readonly Expr[], readonly Query[]] {
+export function children(e: Expr): [readonly Expr[], readonly Query[]] {
   switch (e.kind) {
     case 'column':
     case 'param':

@@ -12,15 +12,18 @@ import type { JsonValue } from '../query-engine.ts';
 type Raw = JsonValue | undefined;
 
 export function encodeRows(rows: Record<string, Raw>[], names: readonly string[], types: readonly VType[]): Record<string, JsonValue>[] {
-  return rows.map((row) => {
-    const out: Record<string, JsonValue> = {};
-    const keys = Object.keys(row);
-    keys.forEach((key, i) => {
-      const index = names.indexOf(key);
-      out[key] = encodeValue(row[key], types[index >= 0 ? index : i] ?? { k: 'unknown' }, false);
-    });
-    return out;
+  return rows.map((row) => encodeRow(row, names, types));
+}
+
+/** One row; `names` and `types` are the generator's result columns. */
+export function encodeRow(row: Record<string, Raw>, names: readonly string[], types: readonly VType[]): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  const keys = Object.keys(row);
+  keys.forEach((key, i) => {
+    const index = names.indexOf(key);
+    out[key] = encodeValue(row[key], types[index >= 0 ? index : i] ?? { k: 'unknown' }, false);
   });
+  return out;
 }
 
 export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue {

@@ -19,6 +19,7 @@ import type { Query } from '../../sql/ast.ts';
 import { isAggregate } from '../../sql/functions.ts';
 import { Lru } from '../../sql/lru.ts';
 import { walkQuery } from '../../sql/walk.ts';
+import { MAX_STATEMENT_BYTES, mapClickHouseError } from './errors.ts';
 import { emittedFunctions } from './printer.ts';
 
 export interface QuerySettings {
@@ -51,6 +52,16 @@ export function needsNullForEmpty(ast: Query): boolean {
   return needs;
 }
 
+/** Rows per block of a caller query's result. */
+const RESULT_BLOCK_ROWS = 8192;
+
+/**
+ * Tests only (test/security/isolation.test.ts): `preferColumnNameToAlias = false` sends
+ * `prefer_column_name_to_alias = 0`, to show a caller's aliases cannot reach the saved query's
+ * filter columns without that setting. The service never changes it.
+ */
+export const settingsForTests: { preferColumnNameToAlias: boolean } = { preferColumnNameToAlias: true };
+
 /** The SETTINGS clause appended to every generated caller query. */
 export function querySettings(s: QuerySettings): string {
   const settings: [string, string | number][] = [
@@ -60,9 +71,12 @@ export function querySettings(s: QuerySettings): string {
     ['timeout_overflow_mode', "'break'"],
     ['max_result_rows', Math.max(1, s.maxRows)],
     ['result_overflow_mode', "'break'"],
+    // The result streams a block at a time (result-stream.ts): smaller blocks than the default
+    // 65,409 rows let the runner stop at the byte cap within a few MB of rows.
+    ['max_block_size', RESULT_BLOCK_ROWS],
     ['join_use_nulls', 1],
     ...(s.nullForEmpty === false ? [] : [['aggregate_functions_null_for_empty', 1] as [string, number]]),
-    ['prefer_column_name_to_alias', 1],
+    ['prefer_column_name_to_alias', settingsForTests.preferColumnNameToAlias ? 1 : 0],
     ['enable_positional_arguments', 1],
     ['output_format_json_quote_64bit_integers', 0],
     ['output_format_json_quote_denormals', 1],
@@ -105,10 +119,18 @@ export async function checkTranslatedSql(client: ClickHouseClient, sql: string, 
   let tree: string;
   try {
     // As a subquery, so the output format applies to the listing itself.
-    const result = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${sql})`, query_params: { ...allowed.params }, format: 'JSONEachRow' });
+    const result = await client.query({
+      query: `SELECT explain FROM (EXPLAIN AST ${sql})`,
+      query_params: { ...allowed.params },
+      format: 'JSONEachRow',
+      clickhouse_settings: { max_query_size: String(MAX_STATEMENT_BYTES) },
+    });
     // A server gives {"explain": line} per row; chDB gives the line itself.
     tree = ((await result.json()) as (string | { explain: string })[]).map((r) => (typeof r === 'string' ? r : r.explain)).join('\n');
   } catch (e) {
+    // A statement too large or too deep to parse is the caller's to shorten; anything else is ours.
+    const mapped = mapClickHouseError(e, 0);
+    if (mapped.code === 'QUERY_TOO_COMPLEX') throw mapped;
     throw new QuarryError('INTERNAL', 'The translated query failed the engine-side check', { cause: e });
   }
   const problem = treeProblem(tree, allowed);

@@ -17,6 +17,7 @@ import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './client.ts';
+import { type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { arrayOf } from './types.ts';
 
 /** The longest list generate_*_array may build. */
@@ -224,7 +225,7 @@ function codepoint(s: string): string {
   return `multiIf(empty(${s}), 0, ${b(1)} < 128, ${b(1)}, ${b(1)} < 224, bitAnd(${b(1)}, 31) * 64 + ${low(2)}, ${b(1)} < 240, bitAnd(${b(1)}, 15) * 4096 + ${low(2)} * 64 + ${low(3)}, bitAnd(${b(1)}, 7) * 262144 + ${low(2)} * 4096 + ${low(3)} * 64 + ${low(4)})`;
 }
 
-export const clickHouseFunctions: FunctionTable = {
+const translations: FunctionTable = {
   regexp_contains: t(['match'], (_c, [s, re]) => `match(${s!.sql}, ${re!.sql})`),
   regexp_extract: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
   regexp_substr: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
@@ -494,6 +495,15 @@ export const clickHouseFunctions: FunctionTable = {
   percentile_cont: t(['quantileExactInclusive', 'toFloat64'], (call, [x, p], ctx) => `quantileExactInclusive(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
   percentile_disc: t(['quantileExactLow', 'toFloat64'], (call, [x, p], ctx) => `quantileExactLow(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
 };
+
+/** The size guard of value-bounds.ts: `throwIf` before the function builds a value past the limit. */
+const valueGuard: GuardSpelling = {
+  byteLength: (x) => `toFloat64(length(${x.sql}))`,
+  guard: (value, tooLarge, message) => `(${value} + throwIf(ifNull(${tooLarge}, 0), ${quoteString(message)}))`,
+  emits: ['throwIf', 'ifNull', 'length', 'toFloat64', 'multiply', 'greater', 'plus'],
+};
+
+export const clickHouseFunctions: FunctionTable = withValueGuards(translations, valueGuard);
 
 /** The ORDER BY keys inside an aggregate, printed; one direction for all (arraySort sorts one way). */
 function orderKeys(call: RFunc, ctx: FunctionContext): { sql: string; desc: boolean }[] {

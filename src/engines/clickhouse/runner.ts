@@ -2,20 +2,24 @@
  * Runs prepared queries on ClickHouse: generate SQL, double-check it against ClickHouse's own parse
  * tree, bind parameters as `{name:Type}` query parameters (the type the run's value has: printer.ts;
  * the value as the text ClickHouse parses into it: `paramText`), enforce the row cap (by the
- * generated LIMIT, and `max_result_rows`) and the time limit (`max_execution_time`, plus a client
- * abort a little later), run read-only, and encode the rows as the DuckDB engine does.
+ * generated LIMIT, and `max_result_rows`), the time limit (`max_execution_time`, plus a client
+ * abort a little later) and the byte cap (while the result streams: result-stream.ts), run
+ * read-only, and encode the rows as the DuckDB engine does.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { isQuarryError, QuarryError } from '../../errors.ts';
+import { QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
 import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
+import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
 import { paramNames, TranslationCache } from '../translation-cache.ts';
-import { encodeRows } from './encode.ts';
+import { encodeRow } from './encode.ts';
+import { MAX_STATEMENT_BYTES, mapClickHouseError } from './errors.ts';
 import { generateClickHouse } from './printer.ts';
 import { checkTranslatedSql, needsNullForEmpty, querySettings } from './lockdown.ts';
+import { type ResultSource, type ResultStream, resultSource } from './result-stream.ts';
 
 export interface ClickHouseQueryRunnerOptions {
   /** Clients caller queries run on; each runs one query at a time here (one chDB session each). */
@@ -32,6 +36,13 @@ export interface ClickHouseQueryRunnerOptions {
   verifyTranslation?: boolean;
 }
 
+/** A reader client, the source its results stream from, and its release. */
+interface Reader {
+  client: ClickHouseClient;
+  source: ResultSource;
+  done(): void;
+}
+
 /** Time a server gets past max_execution_time to report the timeout itself before the client gives up. */
 const ABORT_GRACE_MS = 2000;
 
@@ -43,9 +54,12 @@ export class ClickHouseQueryRunner implements QueryEngine {
   private readonly translations: TranslationCache;
   /** `needsNullForEmpty` per query tree. */
   private readonly nullForEmptyByAst = new WeakMap<Query, boolean>();
+  /** Where each reader's results are streamed from. */
+  private readonly sources: ResultSource[];
 
   constructor(private readonly options: ClickHouseQueryRunnerOptions) {
     this.busy = options.readers.map(() => 0);
+    this.sources = options.readers.map(resultSource);
     const { database } = options;
     this.translations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
       generateClickHouse(ast, maxRows === undefined ? { catalog, database, paramTypes } : { catalog, database, maxRows, paramTypes }),
@@ -53,13 +67,14 @@ export class ClickHouseQueryRunner implements QueryEngine {
   }
 
   /** The least busy reader; it stays counted until `done` (a timed-out query until it has stopped). */
-  private acquire(): { client: ClickHouseClient; done(): void } {
+  private acquire(): Reader {
     let best = 0;
     for (let i = 1; i < this.busy.length; i++) if ((this.busy[i] as number) < (this.busy[best] as number)) best = i;
     this.busy[best] = (this.busy[best] as number) + 1;
     let released = false;
     return {
       client: this.options.readers[best] as ClickHouseClient,
+      source: this.sources[best] as ResultSource,
       done: () => {
         if (released) return;
         released = true;
@@ -78,7 +93,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
   }
 
   private async runOn(
-    reader: { client: ClickHouseClient; done(): void },
+    reader: Reader,
     query: PreparedQuery,
     params: Record<string, ParamValue | null | undefined>,
     options: RunOptions,
@@ -104,27 +119,43 @@ export class ClickHouseQueryRunner implements QueryEngine {
     const marker = `quarry:${randomUUID()}`;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), remaining + ABORT_GRACE_MS);
+    let stream: ResultStream | undefined;
+    let finished = false;
     try {
-      const result = await client.query({
-        query:
-          generated.sql +
-          querySettings({ timeoutMs: remaining, maxRows: options.maxRows, maxMemoryBytes: this.options.maxMemoryBytes ?? 0, marker, nullForEmpty: this.nullForEmpty(query.ast) }),
-        query_params: values,
-        format: 'JSONEachRow',
-        abort_signal: abort.signal,
+      const settings = querySettings({
+        timeoutMs: remaining,
+        maxRows: options.maxRows,
+        maxMemoryBytes: this.options.maxMemoryBytes ?? 0,
+        marker,
+        nullForEmpty: this.nullForEmpty(query.ast),
       });
-      const raw = (await result.json()) as Record<string, JsonValue>[];
+      stream = await reader.source.open(generated.sql + settings, values, abort.signal);
+      const names = generated.columns.map((c) => c.name);
+      const types = generated.columns.map((c) => c.type);
+      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      const rows: Record<string, JsonValue>[] = [];
+      let bytes = 0;
+      read: for (;;) {
+        const lines = await stream.next();
+        if (lines === undefined) {
+          finished = true;
+          break;
+        }
+        for (const line of lines) {
+          if (rows.length >= options.maxRows) break read;
+          const row = encodeRow(JSON.parse(line) as Record<string, JsonValue>, names, types);
+          rows.push(row);
+          if (Number.isFinite(maxBytes)) bytes = jsonSizeBeyond(row, maxBytes, bytes);
+          // Stops reading here: the finally below cancels the statement.
+          if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+        }
+      }
       // The statement stopped at max_execution_time with what it had (timeout_overflow_mode
       // 'break'): that is a time-out, not an answer.
       if (Date.now() - running >= options.timeoutMs) {
         throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       }
-      const rows = encodeRows(
-        raw.length > options.maxRows ? raw.slice(0, options.maxRows) : raw,
-        generated.columns.map((c) => c.name),
-        generated.columns.map((c) => c.type),
-      );
-      return { rows, warnings: generated.warnings };
+      return { rows, columns: names, warnings: generated.warnings };
     } catch (e) {
       const mapped = abort.signal.aborted
         ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
@@ -138,6 +169,11 @@ export class ClickHouseQueryRunner implements QueryEngine {
       throw mapped;
     } finally {
       clearTimeout(timer);
+      if (stream && !finished) {
+        stream.cancel();
+        // The session is not handed to another run while a fetch of this one is still on it.
+        void stream.settled().finally(this.acquireSame(reader));
+      }
     }
   }
 
@@ -150,9 +186,10 @@ export class ClickHouseQueryRunner implements QueryEngine {
     };
   }
 
-  /** Stops every query this runner started that is still running (shutdown). */
+  /** Shutdown: stops every query this runner started that is still running, and closes its streaming sessions. */
   async stopAll(): Promise<void> {
     await this.killWhere("LIKE 'quarry:%'");
+    for (const source of this.sources) await source.close();
   }
 
   /** ASYNC: on chDB a query that reported its timeout can stay listed, and SYNC would wait for it forever. */
@@ -173,6 +210,7 @@ export class ClickHouseQueryRunner implements QueryEngine {
       const q = await client.query({ query: `SELECT 1 AS one${querySettings({ timeoutMs: 10_000, maxRows: 1, maxMemoryBytes: 0 })}`, format: 'JSONEachRow' });
       await q.json();
     }
+    for (const source of this.sources) await source.warm();
   }
 
   /** `needsNullForEmpty` of a query tree, worked out once per tree. */
@@ -198,7 +236,12 @@ export class ClickHouseQueryRunner implements QueryEngine {
     const params: Record<string, null> = {};
     for (const name of generated.params) params[name] = null;
     try {
-      const result = await client.query({ query: `EXPLAIN PLAN ${generated.sql}`, query_params: params, format: 'JSONEachRow' });
+      const result = await client.query({
+        query: `EXPLAIN PLAN ${generated.sql}`,
+        query_params: params,
+        format: 'JSONEachRow',
+        clickhouse_settings: { max_query_size: String(MAX_STATEMENT_BYTES) },
+      });
       await result.json();
     } catch (e) {
       throw mapClickHouseError(e, 0);
@@ -227,36 +270,4 @@ function boundText(name: string, value: ParamValue): string {
     throw new QuarryError('BAD_REQUEST', `Parameter "${name}": ${paramText(value)} is outside the dates the ClickHouse engine holds (1900-01-01 to 2299-12-31)`);
   }
   return paramText(value);
-}
-
-const timeoutTypes = new Set(['TIMEOUT_EXCEEDED']);
-const memoryTypes = new Set(['MEMORY_LIMIT_EXCEEDED']);
-const refusedTypes = new Set(['ACCESS_DENIED', 'READONLY', 'UNKNOWN_TABLE', 'UNKNOWN_DATABASE', 'UNKNOWN_FUNCTION', 'FUNCTION_NOT_ALLOWED', 'SUPPORT_IS_DISABLED']);
-const internalTypes = new Set(['SYNTAX_ERROR', 'NETWORK_ERROR', 'SOCKET_TIMEOUT', 'UNKNOWN_SETTING', 'LOGICAL_ERROR']);
-
-/** ClickHouse errors → QuarryErrors whose messages carry no SQL text, table or database names. */
-export function mapClickHouseError(e: unknown, timeoutMs: number): QuarryError {
-  if (isQuarryError(e)) return e;
-  const type = (e as { type?: string }).type ?? '';
-  const raw = e instanceof Error ? e.message : String(e);
-  if (timeoutTypes.has(type)) return new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${timeoutMs} ms and was stopped`, { cause: e });
-  if (memoryTypes.has(type)) return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
-  if (refusedTypes.has(type)) return new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
-  if (type === 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO') {
-    return new QuarryError('INVALID_QUERY', `The query is not valid: ${raw.split(':')[0]}`, { cause: e });
-  }
-  if (type === '' || internalTypes.has(type)) return new QuarryError('INTERNAL', 'The query failed', { cause: e });
-  return new QuarryError('INVALID_QUERY', `The query is not valid: ${cleanMessage(raw)}`, { cause: e });
-}
-
-/** The first sentence of a ClickHouse message, without query text, internal aliases or table names. */
-function cleanMessage(raw: string): string {
-  let m = raw.split('\n')[0] ?? '';
-  m = m.split(/[:.] In scope |: While processing |\. Stack trace|: while executing |\. \(/)[0] ?? m;
-  m = m
-    .replace(/`?__[a-z]\d+`?\.?/g, '')
-    .replace(/`?src_[0-9a-z]+`?/g, 'the source')
-    .replace(/CAST\(.*?AS Nullable\((\w+)\)\)/g, 'a $1 value')
-    .replace(/`[^`]*`\./g, '');
-  return m.trim().slice(0, 300) || 'ClickHouse could not run it';
 }

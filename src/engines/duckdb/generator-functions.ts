@@ -14,7 +14,9 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
-import { isScalar } from '../../sql/types.ts';
+import { isScalar, type VType } from '../../sql/types.ts';
+import { type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
+import { quoteIdent } from './types.ts';
 
 /** The longest list generate_timestamp_array may build. */
 export const MAX_GENERATED_ELEMENTS = 100_000;
@@ -112,6 +114,54 @@ function format(call: RFunc, args: readonly Printed[]): string {
   return parts.length === 0 ? "''" : `(${parts.join(' || ')})`;
 }
 
+/** Whether a value of type `t` holds a record: a record, or a list of them (at any depth). */
+export function holdsRecord(t: VType): boolean {
+  return t.k === 'record' || (t.k === 'list' && holdsRecord(t.element));
+}
+
+/** Whether a list holding records is somewhere in a value of type `t`. */
+function holdsRecordList(t: VType): boolean {
+  if (t.k === 'list') return holdsRecord(t.element);
+  return t.k === 'record' && Object.values(t.fields).some(holdsRecordList);
+}
+
+/** What `recordJson` emits (the lock-down allows exactly the functions translations declare). */
+export const RECORD_JSON_EMITS: readonly string[] = ['to_json', 'json_merge_patch', 'json_object', 'string_agg', 'coalesce', 'unnest', 'range', 'len', '+', '||'];
+
+/**
+ * A value as DuckDB JSON with every record in it (at any depth, in lists too) without its NULL
+ * members. A record's STRUCT carries every field any event of the source ever had, other
+ * projects' too, and ingest stores no nulls: a NULL member is one this row's event did not carry,
+ * so serialising a record shows only what the row's own event holds (docs/SQL.md). The results
+ * encoder (encode.ts) leaves them out the same way. `json_merge_patch('{}', x)` (RFC 7386) drops
+ * null members of objects at every depth but copies arrays as they are, so a list holding records
+ * is done element by element, in order, in a scalar subquery (no lambdas: the lock-down admits
+ * none). Values without records are plain `to_json`.
+ */
+export function recordJson(sql: string, type: VType, fresh: (prefix: string) => string): string {
+  if (!holdsRecord(type)) return `to_json(${sql})`;
+  if (type.k === 'record') {
+    const fields = Object.entries(type.fields);
+    if (!holdsRecordList(type) || fields.length === 0) return `json_merge_patch('{}', to_json(${sql}))`;
+    const members = fields.map(([name, ft]) => `${sqlString(name)}, ${recordJson(`(${sql}).${quoteIdent(name)}`, ft, fresh)}`);
+    return `(CASE WHEN (${sql}) IS NULL THEN NULL ELSE json_merge_patch('{}', json_object(${members.join(', ')})) END)`;
+  }
+  if (type.k !== 'list') return `to_json(${sql})`;
+  const s = fresh('j');
+  const element = recordJson(`${s}."e"`, type.element, fresh);
+  const items = `string_agg(coalesce(CAST(${element} AS VARCHAR), 'null'), ',' ORDER BY ${s}."i")`;
+  const each = `(SELECT CAST('[' || coalesce(${items}, '') || ']' AS JSON) FROM (SELECT unnest(${sql}) AS "e", unnest(range(1, len(${sql}) + 1)) AS "i") AS ${s})`;
+  return `(CASE WHEN (${sql}) IS NULL THEN NULL ELSE ${each} END)`;
+}
+
+/** A value as text: records (and lists holding them) as `recordJson`'s JSON, anything else as it is. */
+export function asText(x: Pick<Printed, 'sql' | 'type'>, fresh: (prefix: string) => string): string {
+  return holdsRecord(x.type) ? `CAST(${recordJson(x.sql, x.type, fresh)} AS VARCHAR)` : x.sql;
+}
+
+/** A JSON function's input: a record as `recordJson`'s JSON (DuckDB would serialise it with its NULL members). */
+const jsonInput = (x: Printed, ctx: FunctionContext) => (holdsRecord(x.type) ? recordJson(x.sql, x.type, ctx.fresh) : x.sql);
+
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
 const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
 const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
@@ -122,7 +172,7 @@ const valueWindow = (name: string): Translation =>
   t([name], (call, [x], ctx) => `${name}(${x!.sql}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${ctx.over(call)}`);
 const zone = (args: readonly Printed[], i: number) => args[i]?.sql ?? "'UTC'";
 
-export const duckDbFunctions: FunctionTable = {
+const translations: FunctionTable = {
   regexp_contains: t(['regexp_matches'], (_c, [s, re]) => `regexp_matches(${s!.sql}, ${re!.sql})`),
   regexp_extract: t(['regexp_matches', 'regexp_extract'], (call, [s, re]) => {
     const group = captureGroups(call) > 0 ? 1 : 0;
@@ -134,7 +184,7 @@ export const duckDbFunctions: FunctionTable = {
   lower: simple('lower'),
   upper: simple('upper'),
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves the same.
-  concat: t(['||'], (_c, args) => `(${args.map((a) => `CAST(${a.sql} AS VARCHAR)`).join(' || ')})`),
+  concat: t(['||', ...RECORD_JSON_EMITS], (_c, args, ctx) => `(${args.map((a) => `CAST(${asText(a, ctx.fresh)} AS VARCHAR)`).join(' || ')})`),
   length: simple('length'),
   strpos: simple('strpos'),
   substr: t(['substring'], (_c, args) => `substring(${list(args)})`),
@@ -179,11 +229,12 @@ export const duckDbFunctions: FunctionTable = {
     const dots = `regexp_replace(regexp_replace(${host}, ${sqlString(NET_HOST_LEADING_DOTS)}, ''), ${sqlString(NET_HOST_TRAILING_DOTS)}, '.')`;
     return `nullif(${dots}, '')`;
   }),
-  json_value: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
-  json_extract_scalar: t(['json_extract_string'], (_c, [x, path]) => `json_extract_string(${x!.sql}, ${path ? path.sql : "'$'"})`),
-  json_query: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
-  json_extract: t(['json_extract'], (_c, [x, path]) => `CAST(json_extract(${x!.sql}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
-  to_json_string: t(['to_json'], (_c, [x]) => `CAST(to_json(${x!.sql}) AS VARCHAR)`),
+  json_value: t(['json_extract_string', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`),
+  json_extract_scalar: t(['json_extract_string', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`),
+  json_query: t(['json_extract', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  json_extract: t(['json_extract', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  // A record without its NULL members (recordJson): BigQuery prints them as null.
+  to_json_string: t(RECORD_JSON_EMITS, (_c, [x], ctx) => `CAST(${recordJson(x!.sql, x!.type, ctx.fresh)} AS VARCHAR)`),
 
   ifnull: t(['coalesce'], (_c, args) => `coalesce(${list(args)})`),
   coalesce: simple('coalesce'),
@@ -261,7 +312,10 @@ export const duckDbFunctions: FunctionTable = {
   }),
   array_concat: t(['list_concat'], (_c, args) => args.slice(1).reduce((acc, a) => `list_concat(${acc}, ${a.sql})`, args[0]!.sql)),
   array_reverse: t(['list_reverse'], (_c, [x]) => `list_reverse(${x!.sql})`),
-  array_to_string: t(['array_to_string'], (_c, [x, sep]) => `array_to_string(${x!.sql}, ${sep!.sql})`),
+  // A list holding records joins each element's recordJson text (the JSON array cast to a list of its elements).
+  array_to_string: t(['array_to_string', ...RECORD_JSON_EMITS], (_c, [x, sep], ctx) =>
+    holdsRecord(x!.type) ? `array_to_string(CAST(CAST(${recordJson(x!.sql, x!.type, ctx.fresh)} AS JSON[]) AS VARCHAR[]), ${sep!.sql})` : `array_to_string(${x!.sql}, ${sep!.sql})`,
+  ),
   array_first: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, 1)`),
   array_last: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, -1)`),
   array_slice: t(['list_slice', 'len', 'greatest', 'least', '+', '-'], (_c, [a, s, e]) => {
@@ -359,9 +413,9 @@ export const duckDbFunctions: FunctionTable = {
   max_by: aggregate('arg_max'),
   min_by: aggregate('arg_min'),
   approx_count_distinct: t(['count'], (call, [x], ctx) => `count(DISTINCT ${x!.sql})${ctx.over(call)}`),
-  string_agg: t(['string_agg'], (call, [x, sep], ctx) => {
+  string_agg: t(['string_agg', ...RECORD_JSON_EMITS], (call, [x, sep], ctx) => {
     const distinct = call.distinct ? 'DISTINCT ' : '';
-    return `string_agg(${distinct}${x!.sql}, ${sep ? sep.sql : "','"}${ctx.innerOrder(call)})${ctx.over(call)}`;
+    return `string_agg(${distinct}${asText(x!, ctx.fresh)}, ${sep ? sep.sql : "','"}${ctx.innerOrder(call)})${ctx.over(call)}`;
   }),
   array_agg: t(['array_agg', 'list_slice'], (call, [x], ctx) => {
     const distinct = call.distinct ? 'DISTINCT ' : '';
@@ -392,3 +446,12 @@ export const duckDbFunctions: FunctionTable = {
   percentile_cont: t(['quantile_cont'], (call, [x, p], ctx) => `quantile_cont(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
   percentile_disc: t(['quantile_disc'], (call, [x, p], ctx) => `quantile_disc(${x!.sql}, ${p!.sql})${ctx.over(call)}`),
 };
+
+/** The size guard of value-bounds.ts: `error()` before the function builds a value past the limit. */
+const valueGuard: GuardSpelling = {
+  byteLength: (x) => `CAST(${isScalar(x.type, 'bytes') ? 'octet_length' : 'strlen'}(${x.sql}) AS DOUBLE)`,
+  guard: (value, tooLarge, message) => `(CASE WHEN ${tooLarge} THEN error(${sqlString(message)}) ELSE ${value} END)`,
+  emits: ['error', 'strlen', 'octet_length', '*', '>'],
+};
+
+export const duckDbFunctions: FunctionTable = withValueGuards(translations, valueGuard);

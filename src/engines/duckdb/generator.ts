@@ -29,7 +29,7 @@ import { freeze } from '../../sql/resolved.ts';
 import { emptyFields, setOwn } from '../../storage/fields.ts';
 import { OVERFLOW_COLUMN } from './types.ts';
 import { assertNever, isScalar, type VType } from '../../sql/types.ts';
-import { duckDbFunctions, duckPart, stringToTimestamp } from './generator-functions.ts';
+import { asText, duckDbFunctions, duckPart, holdsRecord, RECORD_JSON_EMITS, stringToTimestamp } from './generator-functions.ts';
 
 export type { GeneratedQuery, GenerateOptions } from '../../sql/generator.ts';
 
@@ -74,6 +74,8 @@ export const printerEmits: readonly string[] = [
   '|',
   '~~',
   '!~~',
+  // A record cast to STRING or joined with `||` (recordJson).
+  ...RECORD_JSON_EMITS,
 ];
 
 const castTypes: Readonly<Record<CastType, string>> = {
@@ -102,6 +104,8 @@ export class DuckDbPrinter extends SqlPrinter {
 
   protected override cast(x: Printed, to: CastType, safe: boolean): string {
     if (to === 'timestamp' && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
+    // A record as text is its JSON without NULL members (recordJson), never DuckDB's STRUCT text.
+    if (to === 'string' && holdsRecord(x.type)) return asText(x, (p) => this.quoteIdent(this.fresh(p)));
     return `${safe ? 'TRY_CAST' : 'CAST'}(${x.sql} AS ${castTypes[to]})`;
   }
 
@@ -149,6 +153,15 @@ export class DuckDbPrinter extends SqlPrinter {
     if (part === 'dayofweek') return `(dayofweek(${x}) + 1)`;
     if (part === 'week') return `CAST(floor((dayofyear(${x}) + 6 - dayofweek(${x})) / 7) AS BIGINT)`;
     return `extract(${duckPart(part)} FROM ${x})`;
+  }
+
+  override expr(e: RExpr): string {
+    // `record || text` would be DuckDB's STRUCT text, NULL members and all: JSON as a cast gives.
+    if (e.kind === 'binary' && e.op === '||' && (holdsRecord(e.left.type) || holdsRecord(e.right.type))) {
+      const fresh = (p: string) => this.quoteIdent(this.fresh(p));
+      return `(${asText(this.printed(e.left), fresh)} || ${asText(this.printed(e.right), fresh)})`;
+    }
+    return super.expr(e);
   }
 
   protected override binary(op: BinaryOp, l: string, r: string): string {

@@ -84,6 +84,12 @@ async function checkTranslatedSqlUncached(conn: DuckDBConnection, sql: string, a
   const reader = await conn.runAndReadAll(`SELECT json_serialize_sql('${sql.replace(/'/g, "''")}') AS tree`);
   const tree = reader.getRowObjectsJson()[0]?.tree;
   const parsed: unknown = typeof tree === 'string' ? JSON.parse(tree) : undefined;
+  if (isObject(parsed) && parsed.error === true && parsed.error_type === 'parser' && typeof parsed.error_message === 'string') {
+    // What DuckDB's parser refuses in a printed query comes from the caller's (a window frame that
+    // ends before it starts); quoted fragments are the printed SQL's, not the caller's, and are left out.
+    const reason = (parsed.error_message.split('\n')[0] ?? '').replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, '…');
+    throw new QuarryError('INVALID_QUERY', `The query is not valid: ${reason}`);
+  }
   if (!isObject(parsed) || parsed.error !== false) {
     throw new QuarryError('INTERNAL', 'The translated query failed the engine-side check');
   }

@@ -1,0 +1,35 @@
+/**
+ * The bounds on the work one query may ask of an engine (docs/API.md, "Limits"): how large the
+ * query is once its CTEs are inlined (cost.ts) and how large a value a function may build
+ * (value-bounds.ts). Checked on the query as it will run (saved query + caller query), before any
+ * engine sees it: DuckDB's planner and its string functions cannot be interrupted, so a query past
+ * these bounds must never reach it.
+ */
+
+export interface QueryBounds {
+  /** Table references once every CTE is inlined at each use (QUERY_MAX_TABLE_REFERENCES). */
+  readonly maxTableReferences: number;
+  /** Tables, derived tables and UNNESTs in one FROM clause (QUERY_MAX_JOINS). */
+  readonly maxJoins: number;
+  /** Operands of set operations once every CTE is inlined (QUERY_MAX_SET_OPERANDS). */
+  readonly maxSetOperands: number;
+  /** Queries nested in queries, a CTE read counting as one level into it (QUERY_MAX_NESTING). */
+  readonly maxNesting: number;
+  /** The largest string REPEAT, LPAD/RPAD or FORMAT may build, bytes (QUERY_MAX_VALUE_BYTES). */
+  readonly maxValueBytes: number;
+}
+
+/**
+ * Defaults, with a wide margin over every legitimate query we know (the Studio corpus, Logflare's
+ * cases, the seeded endpoints reach at most 9 table references, 4 items in one FROM, 9 set-operation
+ * operands and nesting 4: test/sql/cost-bounds.test.ts measures them), and below where planning
+ * time starts to matter (64 references plan in about a second on either engine; 1024 took DuckDB
+ * 5 s and the attacks of issue 20 minutes).
+ */
+export const defaultQueryBounds: QueryBounds = Object.freeze({
+  maxTableReferences: 64,
+  maxJoins: 16,
+  maxSetOperands: 128,
+  maxNesting: 32,
+  maxValueBytes: 2 ** 20,
+});
