@@ -168,6 +168,18 @@ for (const engine of engines) {
       });
     }
 
+    for (const sql of [
+      'select id from edge_logs t where cast(t.metadata.secret_b_field as int64) > 0',
+      "select id from edge_logs t where to_base64(cast(t.metadata.secret_b_field as bytes)) = 'x'",
+      'select count(*) as n from edge_logs t where cast(t.metadata.request.secret_b_nested as float64) > 0',
+    ]) {
+      test(`a caller's expression that would raise only on project B's rows answers 200: ${sql}`, async () => {
+        const a = await run(s, sql);
+        assert.equal(a.status, 200, `${sql}: ${a.text}`);
+        assertNothingOfB(a, sql);
+      });
+    }
+
     for (const prefer of [true, false]) {
       describe(`caller aliases, prefer_column_name_to_alias ${prefer ? 'on' : 'off'}`, () => {
         before(() => {

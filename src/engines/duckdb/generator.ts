@@ -24,7 +24,7 @@ import {
   type Printed,
   SqlPrinter,
 } from '../../sql/generator.ts';
-import type { RExpr, RFactor } from '../../sql/resolved.ts';
+import type { RExpr, RFactor, RQuery } from '../../sql/resolved.ts';
 import { freeze } from '../../sql/resolved.ts';
 import { emptyFields, setOwn } from '../../storage/fields.ts';
 import { OVERFLOW_COLUMN } from './types.ts';
@@ -33,8 +33,8 @@ import { asText, duckDbFunctions, duckPart, holdsRecord, RECORD_JSON_EMITS, stri
 
 export type { GeneratedQuery, GenerateOptions } from '../../sql/generator.ts';
 
-export function generateDuckDb(query: Query, options: GenerateOptions): GeneratedQuery {
-  return generateSql(query, options, new DuckDbPrinter());
+export function generateDuckDb(query: Query, options: GenerateOptions & { materialiseCtes?: boolean }): GeneratedQuery {
+  return generateSql(query, options, new DuckDbPrinter(options.materialiseCtes === true));
 }
 
 /** DuckDB functions and operators the printer itself emits, outside the function table. */
@@ -93,6 +93,21 @@ const castTypes: Readonly<Record<CastType, string>> = {
 export class DuckDbPrinter extends SqlPrinter {
   readonly capabilities: Capabilities = { lateMaterialisation: { maxRows: 10_000 } };
   protected readonly functions: FunctionTable = duckDbFunctions;
+
+  /**
+   * With `materialiseCtes`, every CTE is `AS MATERIALIZED`: computed whole (the saved query's
+   * project and time filters applied) before anything that reads it runs. The runner's fence for
+   * a caller expression that raised (runner.ts).
+   */
+  constructor(private readonly materialiseCtes = false) {
+    super();
+  }
+
+  protected override withClause(q: RQuery): string {
+    if (!this.materialiseCtes) return super.withClause(q);
+    const ctes = q.with.map((c) => `${this.quoteIdent(c.name)} AS MATERIALIZED (${this.query(c.query)})`);
+    return ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : '';
+  }
 
   protected param(name: string): string {
     return `$${name}`;

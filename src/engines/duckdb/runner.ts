@@ -9,7 +9,7 @@ import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
 import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
 import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
-import { TranslationCache } from '../translation-cache.ts';
+import { type Translation, TranslationCache } from '../translation-cache.ts';
 import { chunkEncoder } from './encode.ts';
 import { generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
@@ -46,6 +46,16 @@ const translations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
   generateDuckDb(ast, maxRows === undefined ? { catalog, paramTypes } : { catalog, maxRows, paramTypes }),
 );
 
+/** The same queries with every CTE materialised first: asked again after a value error (run()). */
+const fencedTranslations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
+  generateDuckDb(ast, maxRows === undefined ? { catalog, paramTypes, materialiseCtes: true } : { catalog, maxRows, paramTypes, materialiseCtes: true }),
+);
+
+/** An error raised by evaluating a value (a cast, a parse, an overflow, error()), as DuckDB words it. */
+function isValueError(e: unknown): boolean {
+  return e instanceof Error && /^(Conversion|Invalid Input|Out of Range) Error:/.test(e.message);
+}
+
 /** Rows encoded between checks of the result's size. */
 const SIZE_CHECK_ROWS = 16;
 
@@ -59,7 +69,6 @@ export class DuckDbQueryRunner implements QueryEngine {
 
   async run(query: PreparedQuery, params: Record<string, ParamValue | null | undefined>, options: RunOptions): Promise<QueryResult> {
     const translation = translations.get(query, options.maxRows, params);
-    const generated = translation.generated;
     const conn = await this.acquire();
     let timedOut = false;
     let repeat: NodeJS.Timeout | undefined;
@@ -71,19 +80,53 @@ export class DuckDbQueryRunner implements QueryEngine {
       repeat = setInterval(() => conn.interrupt(), 50);
     }, options.timeoutMs);
     try {
-      if (this.options.verifyTranslation !== false) {
-        // Runs DuckDB's parser once per distinct SQL text (and allowed tables); repeats reuse the verdict.
-        await checkTranslatedSql(conn, generated.sql, { tables: translation.tables, ctes: translation.ctes });
+      try {
+        return await this.execute(conn, translation, params, options, () => timedOut, true);
+      } catch (e) {
+        // DuckDB may evaluate a caller's expression on rows the saved query's filters remove (a
+        // CAST over a struct field of a vector the scan filtered): its error would tell the caller
+        // something of another project's rows. So a value error of a query reading CTEs is asked
+        // again with every CTE computed first, where only the caller's own rows can raise.
+        if (timedOut || translation.ctes.length === 0 || !isValueError(e)) throw e;
+        const fenced = fencedTranslations.get(query, options.maxRows, params);
+        return await this.execute(conn, fenced, params, options, () => timedOut, false);
       }
-      // An interrupt that lands between statements is lost, so look at the clock before each.
-      if (timedOut) throw new Error('timed out');
-      const prepared = await this.statement(conn, generated.sql, translation.tables);
+    } catch (e) {
+      if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
+      throw mapDuckDbError(e);
+    } finally {
+      clearTimeout(timer);
+      clearInterval(repeat);
+      // A connection the timer interrupted is not reused: the interrupt may land after the query.
+      if (timedOut) this.discard(conn);
+      else this.release(conn);
+    }
+  }
+
+  /** Checks, prepares (kept statements when `keep`), binds, runs and encodes one translation. */
+  private async execute(
+    conn: DuckDBConnection,
+    translation: Translation,
+    params: Record<string, ParamValue | null | undefined>,
+    options: RunOptions,
+    timedOut: () => boolean,
+    keep: boolean,
+  ): Promise<QueryResult> {
+    const generated = translation.generated;
+    if (this.options.verifyTranslation !== false) {
+      // Runs DuckDB's parser once per distinct SQL text (and allowed tables); repeats reuse the verdict.
+      await checkTranslatedSql(conn, generated.sql, { tables: translation.tables, ctes: translation.ctes });
+    }
+    // An interrupt that lands between statements is lost, so look at the clock before each.
+    if (timedOut()) throw new Error('timed out');
+    const prepared = keep ? await this.statement(conn, generated.sql, translation.tables) : await conn.prepare(generated.sql);
+    try {
       // Every parameter is bound on every run (absent → NULL), so nothing carries over from a previous run.
       if (generated.params.length > 0) {
         const bound = bindValues(generated.params, params);
         prepared.bind(bound.values, bound.types);
       }
-      if (timedOut) throw new Error('timed out');
+      if (timedOut()) throw new Error('timed out');
       const result = await prepared.run();
       const names = result.columnNames();
       const duckTypes = result.columnTypes();
@@ -109,15 +152,8 @@ export class DuckDbQueryRunner implements QueryEngine {
         }
       }
       return { rows, columns: names, warnings: generated.warnings };
-    } catch (e) {
-      if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
-      throw mapDuckDbError(e);
     } finally {
-      clearTimeout(timer);
-      clearInterval(repeat);
-      // A connection the timer interrupted is not reused: the interrupt may land after the query.
-      if (timedOut) this.discard(conn);
-      else this.release(conn);
+      if (!keep) prepared.destroySync();
     }
   }
 
