@@ -19,12 +19,21 @@ import { errnoCode, isNotWritable, StartupError } from './startup-error.ts';
 
 interface NativeLocks {
   tryLock(fd: number, offset?: number, length?: number, opts?: { shared?: boolean }): boolean;
+  waitForLockSync(fd: number, offset?: number, length?: number, opts?: { shared?: boolean }): void;
   unlock(fd: number, offset?: number, length?: number): void;
 }
 
 const native = createRequire(import.meta.url)('fs-native-extensions') as NativeLocks;
 
 export const LOCK_FILE = 'quarry.lock';
+
+/**
+ * Two byte ranges of the lock file: the holder locks OWNER, writes who it is, then locks
+ * DESCRIBED. A refused process reads the description only once DESCRIBED is held, so it never names
+ * a previous holder whose description is still in the file.
+ */
+const OWNER = [0, 1] as const;
+const DESCRIBED = [1, 1] as const;
 
 /** What the holder writes into the lock file. */
 export interface LockHolder {
@@ -86,7 +95,7 @@ export function lockFolder(dir: string, options: LockOptions): FolderLock {
   }
   let locked: boolean;
   try {
-    locked = native.tryLock(fd);
+    locked = native.tryLock(fd, ...OWNER);
   } catch (e) {
     closeSync(fd);
     throw new StartupError(
@@ -96,15 +105,40 @@ export function lockFolder(dir: string, options: LockOptions): FolderLock {
     );
   }
   if (!locked) {
-    const holder = readHolder(file);
+    const holder = describedHolder(fd, file);
     closeSync(fd);
     throw inUse(options, real, holder);
   }
-  writeHolder(fd, options.purpose);
+  // A refused process may be probing DESCRIBED this very moment (its probe holds it for an instant).
+  if (writeHolder(fd, options.purpose)) native.waitForLockSync(fd, ...DESCRIBED);
   if (!options.shared) return { dir: real, release: once(() => unlockAndClose(fd)) };
   const held: Held = { fd, count: 1 };
   sharedLocks.set(real, held);
   return sharedHandle(real, held);
+}
+
+/** How long a refused process waits for the holder to have described itself. */
+const DESCRIBED_WAIT_MS = 1000;
+const DESCRIBED_STEP_MS = 20;
+
+/**
+ * The holder's description, once the holder has written it (DESCRIBED held); undefined when it
+ * does not within DESCRIBED_WAIT_MS (a holder that could not write it: a full disk).
+ */
+function describedHolder(fd: number, file: string): LockHolder | undefined {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const until = Date.now() + DESCRIBED_WAIT_MS; ; ) {
+    let free: boolean;
+    try {
+      free = native.tryLock(fd, ...DESCRIBED, { shared: true });
+    } catch {
+      return undefined;
+    }
+    if (!free) return readHolder(file);
+    native.unlock(fd, ...DESCRIBED);
+    if (Date.now() >= until) return undefined;
+    Atomics.wait(pause, 0, 0, DESCRIBED_STEP_MS);
+  }
 }
 
 /** Who holds `dir`'s lock now, as its lock file says (undefined when free or unknown). */
@@ -126,8 +160,8 @@ export function readHolder(file: string): LockHolder | undefined {
 /** Bytes the holder's description is padded to: rewritten in place, it needs no new block on a full disk. */
 const HOLDER_BYTES = 512;
 
-/** Best effort: the lock is held either way; the description only makes a refusal say who holds it. */
-function writeHolder(fd: number, purpose: string): void {
+/** Best effort (the lock is held either way; the description only makes a refusal say who holds it); false when not written. */
+function writeHolder(fd: number, purpose: string): boolean {
   const holder: LockHolder = { pid: process.pid, host: hostname(), started_at: processStart, purpose };
   const text = Buffer.from(JSON.stringify(holder));
   const padded = Buffer.alloc(Math.max(HOLDER_BYTES, text.length + 1), ' ');
@@ -136,7 +170,10 @@ function writeHolder(fd: number, purpose: string): void {
   try {
     writeSync(fd, padded, 0, padded.length, 0);
     ftruncateSync(fd, padded.length);
-  } catch {}
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function prepareFolder(dir: string, what: string): string {
