@@ -10,27 +10,18 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { engineEnv, engines } from '../support/engines.ts';
 import { kill9, spawnChild } from '../support/process.ts';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN } from '../support/tokens.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const dirs: string[] = [];
-after(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(tmpdir(), 'quarry-mistakes-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('mistakes');
 
 // ---------------------------------------------------------------- processes
 

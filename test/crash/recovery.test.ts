@@ -6,23 +6,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, } from 'node:fs/promises';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const dirs: string[] = [];
-after(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(tmpdir(), 'quarry-recovery-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('recovery');
 
 /** Runs `statements` in a child process on `file`, then kills it with SIGKILL (no checkpoint). */
 function writeThenKill(file: string, statements: string[]): Promise<void> {

@@ -6,24 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { LOCK_FILE, lockFolder } from '../../src/data-dir/lock.ts';
 import { kill9 } from '../support/process.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const dirs: string[] = [];
-after(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(tmpdir(), 'quarry-lock-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('lock');
 
 const refusal = (pid: number) => (e: unknown) =>
   e instanceof Error && e.name === 'StartupError' && (e as { code?: string }).code === 'DATA_DIR_IN_USE' && new RegExp(`PID ${pid}\\b`).test(e.message);
