@@ -48,6 +48,12 @@ export interface Config {
   duckdbMaxTempSize?: string;
   /** Largest query response body, bytes; a larger result is refused (RESULT_TOO_LARGE). */
   responseMaxBytes: number;
+  /**
+   * Results being read and sent at once, bytes of their approximate JSON (QUERY_RESULT_MEMORY;
+   * default: a sixteenth of the memory budget, at least the response cap): past it a result that is
+   * not alone gets 503 OVERLOADED (src/engines/result-memory.ts).
+   */
+  resultMemoryBytes: number;
   /** Cost and value-size bounds of a query before it runs (QUERY_MAX_TABLE_REFERENCES, …; src/sql/bounds.ts). */
   queryBounds: QueryBounds;
   /** Bounds on schema growth per source. */
@@ -128,9 +134,30 @@ function optional(env: Env, name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/**
+ * QUERY_RESULT_MEMORY's default: a sixteenth of MEMORY_BUDGET, and at least the response cap. A
+ * result held in Node costs several times its JSON size (row strings, the JSON text, the socket's
+ * copy, garbage not yet collected), so at the default 2 GiB this lets two maximal (64 MiB) results
+ * be sent at once: four such attacks at once then stayed within MEMORY_BUDGET + 256 MiB on both
+ * engines; an eighth (256 MiB) would admit all four, as before the pool (docs/API.md §4).
+ */
+export function defaultResultMemory(memoryBudgetBytes: number, responseMaxBytes: number): number {
+  return Math.max(Math.floor(memoryBudgetBytes / 16), responseMaxBytes);
+}
+
+/**
+ * QUERY_MAX_RESPONSE_BYTES's default: 64 MiB, and a 32nd of a smaller MEMORY_BUDGET (at least
+ * 8 MiB). One 64 MB response costs 0.25–0.65 GB of memory while it is sent, which a 1 GiB budget
+ * cannot hold beside the engine's half (docs/API.md §4).
+ */
+export function defaultResponseMaxBytes(memoryBudgetBytes: number): number {
+  return Math.min(64 * 2 ** 20, Math.max(8 * 2 ** 20, Math.floor(memoryBudgetBytes / 32)));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const maxConcurrentQueries = Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4));
   const memoryBudgetBytes = bytes(env, 'MEMORY_BUDGET', 2 * 2 ** 30);
+  const responseMaxBytes = bytes(env, 'QUERY_MAX_RESPONSE_BYTES', defaultResponseMaxBytes(memoryBudgetBytes));
   const duckdbMemory = optional(env, 'DUCKDB_MEMORY_LIMIT');
   if (duckdbMemory !== undefined && parseBytes(duckdbMemory) === undefined) {
     throw new Error(`DUCKDB_MEMORY_LIMIT must be a size such as 1GiB, got "${duckdbMemory}"`);
@@ -148,13 +175,15 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2)))),
     memoryBudgetBytes,
     memoryLimit: duckdbMemory ?? `${Math.floor(memoryBudgetBytes / 2 / 2 ** 20)}MiB`,
-    responseMaxBytes: bytes(env, 'QUERY_MAX_RESPONSE_BYTES', 64 * 2 ** 20),
+    responseMaxBytes,
+    resultMemoryBytes: bytes(env, 'QUERY_RESULT_MEMORY', defaultResultMemory(memoryBudgetBytes, responseMaxBytes)),
     queryBounds: {
       maxTableReferences: Math.max(1, positiveInt(env, 'QUERY_MAX_TABLE_REFERENCES', defaultQueryBounds.maxTableReferences)),
       maxJoins: Math.max(1, positiveInt(env, 'QUERY_MAX_JOINS', defaultQueryBounds.maxJoins)),
       maxSetOperands: Math.max(2, positiveInt(env, 'QUERY_MAX_SET_OPERANDS', defaultQueryBounds.maxSetOperands)),
       maxNesting: Math.max(1, positiveInt(env, 'QUERY_MAX_NESTING', defaultQueryBounds.maxNesting)),
       maxValueBytes: bytes(env, 'QUERY_MAX_VALUE_BYTES', defaultQueryBounds.maxValueBytes),
+      maxValueGrowth: Math.max(1, positiveInt(env, 'QUERY_MAX_VALUE_GROWTH', defaultQueryBounds.maxValueGrowth)),
     },
     schemaLimits: {
       maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
@@ -182,6 +211,11 @@ export function loadConfig(env: Env = process.env): Config {
   const tempSize = optional(env, 'DUCKDB_MAX_TEMP_SIZE');
   const metricsToken = optional(env, 'METRICS_TOKEN');
   if (metricsToken) config.metricsToken = metricsToken;
+  // One value for two scopes would let the narrower one win the lookup (Studio's queries 403).
+  if (priv && (priv === pub || priv === legacy)) {
+    const other = priv === pub ? 'LOGFLARE_PUBLIC_ACCESS_TOKEN' : 'LOGFLARE_API_KEY';
+    throw new Error(`LOGFLARE_PRIVATE_ACCESS_TOKEN and ${other} must differ: the private token may do everything, the other only ingest`);
+  }
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;

@@ -15,6 +15,7 @@ import { openClickHouseEngine } from './engines/clickhouse/index.ts';
 import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import type { Engine } from './engines/engine.ts';
+import { ResultMemory } from './engines/result-memory.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { withCatalogRefresh } from './endpoints/catalog-refresh.ts';
@@ -40,6 +41,8 @@ export interface RunningServer {
   url: string;
   /** Set when this start generated the private access token (shown once). */
   generatedPrivateToken?: string;
+  /** The memory results being read and sent share (QUERY_RESULT_MEMORY); tests look at its use. */
+  resultMemory: ResultMemory;
   /** Stop accepting, finish in-flight requests, flush, release the database. */
   close(): Promise<void>;
 }
@@ -188,6 +191,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   onOpen(() => retention.stop());
 
   const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query, bounds: config.queryBounds });
+  const resultMemory = new ResultMemory(config.resultMemoryBytes);
   // With several nodes, what another node's ingest added to a shared catalogue is learnt before
   // each query is prepared.
   const endpoints = await openEndpoints({
@@ -200,6 +204,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
     maxQueuedQueries: config.maxQueuedQueries,
     maxQueriesPerToken: config.maxQueriesPerToken,
     maxResponseBytes: config.responseMaxBytes,
+    resultMemory,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   onOpen(() => endpoints.close());
@@ -314,6 +319,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   let closing: Promise<void> | undefined;
   const server: RunningServer = {
     app,
+    resultMemory,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     close() {
       closing ??= (async () => {

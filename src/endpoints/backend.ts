@@ -3,6 +3,7 @@
  * small interface. sql-backend.ts implements it over the real parts; keeping it narrow lets the
  * runner and the management service stay free of SQL details.
  */
+import type { ResultClaim } from '../engines/result-memory.ts';
 import type { BoundParams, CallerQuery } from './params.ts';
 
 export type ResultRow = Record<string, unknown>;
@@ -26,6 +27,8 @@ export interface ExecuteRequest {
   timeoutMs: number;
   /** Results beyond about this many JSON bytes fail with RESULT_TOO_LARGE. */
   maxBytes?: number;
+  /** The run's claim on the result memory (QUERY_RESULT_MEMORY): the engine holds the rows' bytes on it. */
+  memory?: ResultClaim;
 }
 
 export interface ExecuteResult {

@@ -4,6 +4,7 @@
  * the route plugins (registerEndpointRoutes in
  * src/http/endpoint-routes.ts).
  */
+import type { ResultMemory } from '../engines/result-memory.ts';
 import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { Admission } from './admission.ts';
 import type { QueryBackend } from './backend.ts';
@@ -38,6 +39,8 @@ export interface OpenEndpointsOptions {
   maxQueriesPerToken?: number;
   /** Largest response body in bytes (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Memory for results being read and sent, shared by every run (QUERY_RESULT_MEMORY; default: none). */
+  resultMemory?: ResultMemory;
   /** Told about failed background cache refreshes. */
   onRefreshError?: (error: unknown, endpointId: string) => void;
 }
@@ -75,6 +78,7 @@ export async function openEndpoints(options: OpenEndpointsOptions): Promise<Endp
     cache,
     timeoutMs: options.queryTimeoutMs,
     ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    ...(options.resultMemory !== undefined ? { resultMemory: options.resultMemory } : {}),
     admission,
   });
   const stats = new EndpointStats(options.clock ?? systemClock);

@@ -3,6 +3,7 @@
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */
+import type { ResultClaim, ResultMemory } from '../engines/result-memory.ts';
 import { isQuarryError, QuarryError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { QueryBackend, SavedQueryInfo } from './backend.ts';
@@ -21,6 +22,11 @@ export interface RunOutcome {
   cache: 'HIT' | 'MISS';
   /** Whole seconds since the body was computed (the `Age` header). */
   ageSeconds: number;
+  /**
+   * Gives back the result memory (QUERY_RESULT_MEMORY) the body holds: call it once the response
+   * is written, or abandoned. Idempotent; a no-op for cached results (the cache bounds those).
+   */
+  release(): void;
 }
 
 export interface RunRequest {
@@ -48,7 +54,15 @@ export interface EndpointRunnerOptions {
   admission: Admission;
   /** Largest response body, bytes (QUERY_MAX_RESPONSE_BYTES, default 64 MiB); larger: RESULT_TOO_LARGE. */
   maxResponseBytes?: number;
+  /**
+   * The process's result memory (QUERY_RESULT_MEMORY): each run holds its rows' bytes on it until
+   * its response is written (`RunOutcome.release`), or, for a cached endpoint, until the cache has
+   * it. Default: none (results are bounded one at a time only).
+   */
+  resultMemory?: ResultMemory;
 }
+
+function noRelease(): void {}
 
 /** QUERY_MAX_RESPONSE_BYTES's default. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
@@ -60,6 +74,7 @@ export class EndpointRunner {
   readonly #timeoutMs: number;
   readonly #admission: Admission;
   readonly #maxBytes: number;
+  readonly #memory: ResultMemory | undefined;
   /**
    * The time limit less a margin for stopping the query and sending the answer (5%, at most
    * 250 ms): the limit is when the caller has its answer, not when the interrupt is sent.
@@ -75,6 +90,7 @@ export class EndpointRunner {
     this.#timeoutMs = options.timeoutMs;
     this.#admission = options.admission;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#memory = options.resultMemory;
     this.#budgetMs = options.timeoutMs - Math.min(250, options.timeoutMs * 0.05);
   }
 
@@ -99,7 +115,8 @@ export class EndpointRunner {
     // The request's own computation counts from its arrival; a background refresh of the cached
     // entry (the cache calls `compute` again later) gets a full time limit from its own start.
     let first = true;
-    const compute = async (): Promise<Computed<RunBody>> => {
+    // The claim holds the rows' bytes from the engine's first row until the caller releases it.
+    const compute = async (claim: ResultClaim | undefined): Promise<Computed<RunBody>> => {
       const ticket = first
         ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#budgetMs }
         : { caller: '(refresh)', deadline: performance.now() + this.#budgetMs };
@@ -114,6 +131,7 @@ export class EndpointRunner {
           maxRows: endpoint.max_limit,
           timeoutMs: Math.max(1, Math.floor(remainingMs)),
           maxBytes: this.#maxBytes,
+          ...(claim ? { memory: claim } : {}),
         }).catch((e: unknown) => {
           // The engine knows only the time it was given; the caller's limit is the configured one.
           if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
@@ -133,8 +151,16 @@ export class EndpointRunner {
     };
 
     if (endpoint.cache_duration_seconds <= 0) {
-      const { value } = await compute();
-      return { body: value, cache: 'MISS', ageSeconds: 0 };
+      // Held until the response is written: the rows, their JSON text and the socket's copy of it
+      // are all in this process until then.
+      const claim = this.#memory?.claim();
+      try {
+        const { value } = await compute(claim);
+        return { body: value, cache: 'MISS', ageSeconds: 0, release: () => claim?.release() };
+      } catch (e) {
+        claim?.release();
+        throw e;
+      }
     }
     const policy: CachePolicy = {
       ttlMs: endpoint.cache_duration_seconds * 1000,
@@ -146,8 +172,18 @@ export class EndpointRunner {
       lql: caller?.kind === 'lql' ? caller.text : null,
       redact,
     });
-    const found = await this.#cache.get(endpoint.id, key, policy, compute);
-    return { body: found.value, cache: found.hit ? 'HIT' : 'MISS', ageSeconds: Math.floor(found.ageMs / 1000) };
+    // A result the cache keeps counts against the cache's own bound (256 MiB), not twice:
+    // its claim holds only while it is computed.
+    const cached = async (): Promise<Computed<RunBody>> => {
+      const claim = this.#memory?.claim();
+      try {
+        return await compute(claim);
+      } finally {
+        claim?.release();
+      }
+    };
+    const found = await this.#cache.get(endpoint.id, key, policy, cached);
+    return { body: found.value, cache: found.hit ? 'HIT' : 'MISS', ageSeconds: Math.floor(found.ageMs / 1000), release: noRelease };
   }
 
   /** The `@name` parameters the endpoint's saved query declares. */

@@ -70,6 +70,7 @@ export function createSqlBackend({ catalog, engine, bounds = defaultQueryBounds 
         timeoutMs: request.timeoutMs,
         maxRows: request.maxRows,
         ...(request.maxBytes !== undefined ? { maxBytes: request.maxBytes } : {}),
+        ...(request.memory !== undefined ? { memory: request.memory } : {}),
       });
       return result.columns ? { rows: result.rows, columns: result.columns, warnings: result.warnings } : { rows: result.rows, warnings: result.warnings };
     },

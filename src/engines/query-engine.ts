@@ -1,6 +1,7 @@
 /** The query half of the engine interface: run a prepared (validated, merged) query. */
 import type { PreparedQuery } from '../sql/index.ts';
 import type { ParamBinding } from '../sql/resolve.ts';
+import type { ResultClaim } from './result-memory.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -61,6 +62,13 @@ export interface RunOptions {
   maxRows: number;
   /** Encoded rows beyond about this many JSON bytes fail with RESULT_TOO_LARGE (default: none). */
   maxBytes?: number;
+  /**
+   * The run's claim on the process's result memory (QUERY_RESULT_MEMORY): the engine holds the
+   * rows' approximate JSON bytes on it as it reads them (counting them even without `maxBytes`),
+   * stops the statement when the pool refuses (OVERLOADED), and releases it when the run fails.
+   * A run that succeeds leaves the bytes held: the caller releases them once the rows are sent.
+   */
+  memory?: ResultClaim;
 }
 
 export interface QueryResult {

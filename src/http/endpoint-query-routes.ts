@@ -2,6 +2,7 @@
  * Running endpoints (docs/API.md §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
  * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls.
  */
+import { finished } from 'node:stream';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Auth, ENDPOINT_NOT_FOUND } from '../auth/auth.ts';
@@ -155,6 +156,9 @@ export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesO
       caller: token ? `token:${token.id}` : `ip:${req.ip}`,
       receivedAt: performance.now() - reply.elapsedTime,
     });
+    // The result's memory (QUERY_RESULT_MEMORY) is held until the response has been handed to the
+    // socket whole, or the connection has gone: until then its rows and text are in this process.
+    finished(reply.raw, () => outcome.release());
     trace.outcome = outcome;
     const { body: result } = outcome;
     reply.header('X-Cache', outcome.cache).header('Age', String(outcome.ageSeconds));

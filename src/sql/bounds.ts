@@ -15,8 +15,13 @@ export interface QueryBounds {
   readonly maxSetOperands: number;
   /** Queries nested in queries, a CTE read counting as one level into it (QUERY_MAX_NESTING). */
   readonly maxNesting: number;
-  /** The largest string REPEAT, LPAD/RPAD or FORMAT may build, bytes (QUERY_MAX_VALUE_BYTES). */
+  /**
+   * The largest string REPEAT, LPAD/RPAD or FORMAT may build where it is computed once, bytes
+   * (QUERY_MAX_VALUE_BYTES); a 256th of it where it is computed for every row (value-bounds.ts).
+   */
   readonly maxValueBytes: number;
+  /** How many times the values it reads any expression may make a value (QUERY_MAX_VALUE_GROWTH, value-growth.ts). */
+  readonly maxValueGrowth: number;
 }
 
 /**
@@ -32,4 +37,5 @@ export const defaultQueryBounds: QueryBounds = Object.freeze({
   maxSetOperands: 128,
   maxNesting: 32,
   maxValueBytes: 2 ** 20,
+  maxValueGrowth: 64,
 });

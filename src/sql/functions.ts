@@ -34,7 +34,30 @@ export interface FunctionDef {
   readonly family: Family;
   /** How large a value the function builds: bounded by QUERY_MAX_VALUE_BYTES (value-bounds.ts). */
   readonly builds?: BuildRule;
+  /** How much larger than its arguments its value may be (value-growth.ts); `growth()` gives the default. */
+  readonly grows?: GrowRule;
 }
+
+/**
+ * How large a function's value may be, next to its arguments' (value-growth.ts):
+ * - `sum`: at most its arguments together (CONCAT; the default for strings, arrays and aggregates);
+ * - `scale`: at most `factor` times its arguments together (UPPER: 3, a case change can triple a
+ *   character's bytes; TO_BASE64: 2; TO_JSON_STRING: 6, the longest escape);
+ * - `fixed`: a small value whatever its arguments (numbers, times, booleans, digests);
+ * - `either`: one of its arguments (COALESCE, IF);
+ * - `replace`: the text with each match of the pattern replaced (REPLACE, REGEXP_REPLACE);
+ * - `join`: an array's elements with the separator between them (ARRAY_TO_STRING);
+ * - `rows`: an aggregate that collects every row's value (STRING_AGG, ARRAY_AGG), which the
+ *   engines count against their memory while they build it.
+ */
+export type GrowRule =
+  | { readonly kind: 'sum' }
+  | { readonly kind: 'scale'; readonly factor: number }
+  | { readonly kind: 'fixed' }
+  | { readonly kind: 'either'; readonly from: number }
+  | { readonly kind: 'replace'; readonly regexp: boolean }
+  | { readonly kind: 'join' }
+  | { readonly kind: 'rows' };
 
 /**
  * What sizes the value a function builds, by argument position: `repeat` is the text's bytes times
@@ -44,7 +67,9 @@ export interface FunctionDef {
 export type BuildRule =
   | { readonly kind: 'repeat'; readonly text: number; readonly count: number }
   | { readonly kind: 'length'; readonly length: number }
-  | { readonly kind: 'format' };
+  | { readonly kind: 'format' }
+  /** GENERATE_ARRAY and its kin: elements of ELEMENT_BYTES each (value-bounds.ts). */
+  | { readonly kind: 'elements' };
 
 export type Family = 'string' | 'conditional' | 'math' | 'array' | 'date/time' | 'json' | 'net' | 'aggregate' | 'window' | 'struct';
 
@@ -74,14 +99,17 @@ interface Options {
   args?: readonly ArgKind[];
   volatile?: boolean;
   builds?: BuildRule;
+  grows?: GrowRule;
 }
 
 function def(kind: FunctionKind, family: Family, min: number, max: number, returns: ReturnRule, o: Options = {}): FunctionDef {
   const base = { kind, family, min, max, returns, args: Object.freeze([...(o.args ?? [])]), volatile: o.volatile ?? false };
-  return Object.freeze(o.builds ? { ...base, builds: Object.freeze(o.builds) } : base);
+  return Object.freeze({ ...base, ...(o.builds ? { builds: Object.freeze(o.builds) } : {}), ...(o.grows ? { grows: Object.freeze(o.grows) } : {}) });
 }
 const str = (min: number, max: number, returns: ReturnRule, o?: Options) => def('scalar', 'string', min, max, returns, o);
-const cond = (min: number, max: number, returns: ReturnRule) => def('scalar', 'conditional', min, max, returns);
+const cond = (min: number, max: number, returns: ReturnRule, from = 0) => def('scalar', 'conditional', min, max, returns, { grows: { kind: 'either', from } });
+const scale = (factor: number): Options => ({ grows: { kind: 'scale', factor } });
+const fixed: Options = { grows: { kind: 'fixed' } };
 const math = (min: number, max: number, returns: ReturnRule) => def('scalar', 'math', min, max, returns);
 const time = (min: number, max: number, returns: ReturnRule, o?: Options) => def('scalar', 'date/time', min, max, returns, o);
 const agg = (min: number, max: number, returns: ReturnRule) => def('aggregate', 'aggregate', min, max, returns);
@@ -95,21 +123,21 @@ export const functions = {
   // strings and regular expressions
   regexp_contains: str(2, 2, T.bool),
   regexp_extract: str(2, 2, T.string),
-  regexp_replace: str(3, 3, T.string),
+  regexp_replace: str(3, 3, T.string, { grows: { kind: 'replace', regexp: true } }),
   starts_with: str(2, 2, T.bool),
   ends_with: str(2, 2, T.bool),
-  lower: str(1, 1, T.string),
-  upper: str(1, 1, T.string),
+  lower: str(1, 1, T.string, scale(3)),
+  upper: str(1, 1, T.string, scale(3)),
   concat: str(1, 64, T.string),
   length: str(1, 1, T.int),
   strpos: str(2, 2, T.int),
   substr: str(2, 3, T.string),
   substring: str(2, 3, T.string),
-  split: str(1, 2, listOf(T.string)),
+  split: str(1, 2, listOf(T.string), scale(17)),
   trim: str(1, 2, T.string),
   ltrim: str(1, 2, T.string),
   rtrim: str(1, 2, T.string),
-  replace: str(3, 3, T.string),
+  replace: str(3, 3, T.string, { grows: { kind: 'replace', regexp: false } }),
   char_length: str(1, 1, T.int),
   character_length: str(1, 1, T.int),
   byte_length: str(1, 1, T.int),
@@ -123,17 +151,17 @@ export const functions = {
   rpad: str(2, 3, T.string, { builds: { kind: 'length', length: 1 } }),
   repeat: str(2, 2, T.string, { builds: { kind: 'repeat', text: 0, count: 1 } }),
   reverse: str(1, 1, T.string),
-  translate: str(3, 3, T.string),
-  regexp_extract_all: str(2, 2, listOf(T.string)),
+  translate: str(3, 3, T.string, scale(4)),
+  regexp_extract_all: str(2, 2, listOf(T.string), scale(17)),
   regexp_substr: str(2, 2, T.string),
-  to_base64: str(1, 1, T.string),
+  to_base64: str(1, 1, T.string, scale(2)),
   from_base64: str(1, 1, T.bytes),
-  to_hex: str(1, 1, T.string),
+  to_hex: str(1, 1, T.string, scale(2)),
   from_hex: str(1, 1, T.bytes),
-  md5: str(1, 1, T.bytes),
-  sha1: str(1, 1, T.bytes),
-  sha256: str(1, 1, T.bytes),
-  initcap: str(1, 2, T.string),
+  md5: str(1, 1, T.bytes, fixed),
+  sha1: str(1, 1, T.bytes, fixed),
+  sha256: str(1, 1, T.bytes, fixed),
+  initcap: str(1, 2, T.string, scale(3)),
   format: str(1, 64, T.string, { builds: { kind: 'format' } }),
   // net
   'net.host': def('scalar', 'net', 1, 1, T.string),
@@ -142,12 +170,12 @@ export const functions = {
   json_extract_scalar: def('scalar', 'json', 1, 2, T.string),
   json_query: def('scalar', 'json', 1, 2, T.string),
   json_extract: def('scalar', 'json', 1, 2, T.string),
-  to_json_string: def('scalar', 'json', 1, 1, T.string),
+  to_json_string: def('scalar', 'json', 1, 1, T.string, scale(6)),
   // null handling and conditionals
   ifnull: cond(2, 2, firstKnown),
   coalesce: cond(1, 64, firstKnown),
   nullif: cond(2, 2, first),
-  if: cond(3, 3, (args) => firstKnown(args.slice(1))),
+  if: cond(3, 3, (args) => firstKnown(args.slice(1)), 1),
   greatest: cond(1, 64, firstKnown),
   least: cond(1, 64, firstKnown),
   zeroifnull: cond(1, 1, first),
@@ -195,12 +223,12 @@ export const functions = {
   rand: def('scalar', 'math', 0, 0, T.float, { volatile: true }),
   // arrays
   array_length: def('scalar', 'array', 1, 1, T.int),
-  generate_timestamp_array: def('scalar', 'array', 3, 3, listOf(T.timestamp), { args: [ts, ts, interval] }),
-  generate_date_array: def('scalar', 'array', 2, 3, listOf(T.date), { args: ['any', 'any', interval] }),
-  generate_array: def('scalar', 'array', 2, 3, intIfIntList),
+  generate_timestamp_array: def('scalar', 'array', 3, 3, listOf(T.timestamp), { args: [ts, ts, interval], builds: { kind: 'elements' } }),
+  generate_date_array: def('scalar', 'array', 2, 3, listOf(T.date), { args: ['any', 'any', interval], builds: { kind: 'elements' } }),
+  generate_array: def('scalar', 'array', 2, 3, intIfIntList, { builds: { kind: 'elements' } }),
   array_concat: def('scalar', 'array', 1, 64, first),
   array_reverse: def('scalar', 'array', 1, 1, first),
-  array_to_string: def('scalar', 'array', 2, 2, T.string),
+  array_to_string: def('scalar', 'array', 2, 2, T.string, { grows: { kind: 'join' } }),
   array_first: def('scalar', 'array', 1, 1, elementOfFirst),
   array_last: def('scalar', 'array', 1, 1, elementOfFirst),
   array_slice: def('scalar', 'array', 3, 3, first),
@@ -221,14 +249,14 @@ export const functions = {
   timestamp_diff: time(3, 3, T.int, { args: [ts, ts, part] }),
   datetime_diff: time(3, 3, T.int, { args: ['any', 'any', part] }),
   date_diff: time(3, 3, T.int, { args: ['any', 'any', part] }),
-  format_timestamp: time(2, 3, T.string, { args: ['any', ts] }),
+  format_timestamp: time(2, 3, T.string, { args: ['any', ts], ...scale(16) }),
   datetime: time(1, 6, T.datetime),
   timestamp: time(1, 2, T.timestamp),
   date: time(1, 3, T.date),
   unix_date: time(1, 1, T.int),
   date_from_unix_date: time(1, 1, T.date),
-  format_date: time(2, 2, T.string),
-  format_datetime: time(2, 2, T.string),
+  format_date: time(2, 2, T.string, scale(16)),
+  format_datetime: time(2, 2, T.string, scale(16)),
   parse_timestamp: time(2, 3, T.timestamp),
   parse_datetime: time(2, 2, T.datetime),
   parse_date: time(2, 2, T.date),
@@ -249,8 +277,8 @@ export const functions = {
   any_value: agg(1, 1, first),
   logical_or: agg(1, 1, T.bool),
   logical_and: agg(1, 1, T.bool),
-  string_agg: agg(1, 2, T.string),
-  array_agg: agg(1, 1, listOfFirst),
+  string_agg: def('aggregate', 'aggregate', 1, 2, T.string, { grows: { kind: 'rows' } }),
+  array_agg: def('aggregate', 'aggregate', 1, 1, listOfFirst, { grows: { kind: 'rows' } }),
   approx_quantiles: agg(2, 2, listOfFirst),
   approx_count_distinct: agg(1, 1, T.int),
   stddev: agg(1, 1, T.float),
@@ -309,6 +337,13 @@ const refusedFunctions: Readonly<Record<string, string>> = {
 export function restrictedFunction(name: string): QuarryError {
   const why = Object.hasOwn(refusedFunctions, name) ? refusedFunctions[name] : undefined;
   return new QuarryError('QUERY_NOT_ALLOWED', why ? `${name.toUpperCase()} is not supported: ${why}` : `Restricted function ${name}`);
+}
+
+/** A function's growth rule: its own, else `fixed` for numbers, times and window ranks, else `sum`. */
+export function growth(name: FunctionName): GrowRule {
+  const f: FunctionDef = functions[name];
+  if (f.grows) return f.grows;
+  return f.family === 'math' || f.family === 'date/time' || (f.family === 'window' && f.min === 0) ? { kind: 'fixed' } : { kind: 'sum' };
 }
 
 export function isAggregate(name: string): boolean {

@@ -15,7 +15,8 @@ import { mergeSandboxed } from './sandbox.ts';
 import { type Resolved, resolveQuery } from './resolve.ts';
 import { findName, type VType } from './types.ts';
 import { validateQuery } from './validate.ts';
-import { boundValues } from './value-bounds.ts';
+import { boundValues, valueLimits } from './value-bounds.ts';
+import { checkValueGrowth } from './value-growth.ts';
 
 export type { Query } from './ast.ts';
 export { defaultQueryBounds, type QueryBounds } from './bounds.ts';
@@ -115,7 +116,9 @@ function withinBounds(prepared: PreparedQuery, bounds: QueryBounds): PreparedQue
   const known = boundedQueries.get(prepared)?.get(key);
   if (known) return known;
   checkCost(prepared.ast, bounds);
-  const ast = boundValues(prepared.ast, bounds.maxValueBytes);
+  const limits = valueLimits(bounds.maxValueBytes);
+  const ast = boundValues(prepared.ast, limits);
+  checkValueGrowth(ast, { ...limits, maxGrowth: bounds.maxValueGrowth });
   const bounded = ast === prepared.ast ? prepared : { ...prepared, ast };
   let byBounds = boundedQueries.get(prepared);
   if (!byBounds) {

@@ -11,7 +11,7 @@
  *   function runs.
  */
 import { QuarryError } from '../errors.ts';
-import type { Expr, FuncCall, Query } from './ast.ts';
+import type { Expr, From, FuncCall, Query, Select, TableFactor } from './ast.ts';
 import { freezeTree } from './ast.ts';
 import { formatPadding } from './format.ts';
 import { type BuildRule, type FunctionName, functionDef, functionNames } from './functions.ts';
@@ -70,6 +70,14 @@ function boundCall(call: FuncCall, rule: BuildRule, limit: number): FuncCall {
       if (length > limit) throw refuse(call, limit, length);
       return call;
     }
+    case 'elements': {
+      // Each engine's generator guards the element count when it runs (`elementLimit`).
+      const marked = { ...call, maxBytes: limit };
+      const bytes = constantElements(call);
+      const max = elementLimit(marked);
+      if (bytes !== undefined && bytes / ELEMENT_BYTES > max) throw new QuarryError('INVALID_QUERY', `the array would have more than ${max} elements`);
+      return marked;
+    }
     case 'format': {
       // The format string is always a constant (format.ts refuses any other).
       const format = constantText(call.args[0]);
@@ -87,25 +95,51 @@ function assertRule(rule: never): never {
 }
 
 /**
+ * The largest value one call may build: `oneRow` where the expression is computed once (a SELECT
+ * without FROM, the first item of a FROM), `perRow` where it is computed for every row. An engine
+ * computes a column for a batch of rows at a time (DuckDB: 2,048), so what one value may take is
+ * multiplied by the batch before any interrupt is looked at.
+ */
+export interface ValueLimits {
+  readonly oneRow: number;
+  readonly perRow: number;
+}
+
+/**
+ * The limits for a QUERY_MAX_VALUE_BYTES: per row a 256th of it (4 KiB of the default 1 MiB), so
+ * one call over a batch of 2,048 rows builds at most 8 MiB.
+ */
+export function valueLimits(maxValueBytes: number): ValueLimits {
+  return { oneRow: maxValueBytes, perRow: Math.max(1, Math.floor(maxValueBytes / PER_ROW_SHARE)) };
+}
+
+/** QUERY_MAX_VALUE_BYTES / PER_ROW_SHARE is the limit for a value computed on every row. */
+export const PER_ROW_SHARE = 256;
+
+/**
  * The query with every value-building call checked (constant sizes) or marked with the limit
  * (sizes known only when it runs). Unchanged parts keep their identity.
  */
-export function boundValues(query: Query, maxValueBytes: number): Query {
-  const out = visit(query, maxValueBytes) as Query;
+export function boundValues(query: Query, limits: ValueLimits): Query {
+  const out = visit(query, limits, limits.oneRow) as Query;
   return out === query ? query : freezeTree(out);
 }
 
-// The AST is plain data (ast.ts), so one structural walk reaches every call at any depth.
-function visit(node: unknown, limit: number): unknown {
+// The AST is plain data (ast.ts), so one structural walk reaches every call at any depth; only a
+// SELECT with a FROM changes the limit: its first FROM item is computed once (as its enclosing
+// query is), everything else once per row.
+function visit(node: unknown, limits: ValueLimits, limit: number): unknown {
   if (typeof node !== 'object' || node === null) return node;
   if (Array.isArray(node)) {
-    const items = node.map((n) => visit(n, limit));
+    const items = node.map((n) => visit(n, limits, limit));
     return items.some((n, i) => n !== node[i]) ? items : node;
   }
+  const kind = (node as { kind?: unknown }).kind;
+  if (kind === 'select' && (node as Select).from !== undefined) return visitSelect(node as Select, limits, limit);
   let changed = false;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    const next = visit(value, limit);
+    const next = visit(value, limits, limit);
     if (next !== value) changed = true;
     copy[key] = next;
   }
@@ -114,6 +148,32 @@ function visit(node: unknown, limit: number): unknown {
   const call = result as FuncCall;
   const rule = functionDef(call.name)?.builds;
   return rule ? boundCall(call, rule, limit) : call;
+}
+
+function visitSelect(select: Select, limits: ValueLimits, limit: number): Select {
+  const from = select.from as From;
+  const first = visit(from.first, limits, limit) as TableFactor;
+  const perRow = <T>(x: T): T => visit(x, limits, limits.perRow) as T;
+  const next: Select = {
+    ...select,
+    columns: perRow(select.columns),
+    from: { first, joins: perRow(from.joins) },
+    where: perRow(select.where),
+    groupBy: perRow(select.groupBy),
+    having: perRow(select.having),
+    qualify: perRow(select.qualify),
+  };
+  const same = first === from.first && next.from?.joins === from.joins && next.columns === select.columns && sameClauses(next, select);
+  return same ? select : withoutUndefined(next);
+}
+
+/** Drops keys set to undefined, so a rebuilt node has the shape a parsed one has. */
+function withoutUndefined<T extends object>(node: T): T {
+  return Object.fromEntries(Object.entries(node).filter(([, v]) => v !== undefined)) as T;
+}
+
+function sameClauses(a: Select, b: Select): boolean {
+  return a.where === b.where && a.groupBy === b.groupBy && a.having === b.having && a.qualify === b.qualify;
 }
 
 /** How an engine spells the guard of a marked call. */
@@ -144,11 +204,50 @@ function guardedArgs(call: RFunc, args: readonly Printed[], rule: BuildRule, spe
       return length ? replace(rule.length, spelling.guard(length.sql, `${length.sql} > ${limit}`, message)) : args;
     }
     case 'format':
+    case 'elements':
       return args;
     default:
       return assertRule(rule);
   }
 }
+
+/**
+ * The most bytes a value-building call of a bounded query makes: its marked limit, or the size
+ * its constant arguments give; undefined for any other call.
+ */
+export function builtBytes(call: FuncCall): number | undefined {
+  const rule = functionDef(call.name)?.builds;
+  if (rule?.kind === 'elements') return constantElements(call) ?? call.maxBytes ?? MAX_GENERATED_ELEMENTS * ELEMENT_BYTES;
+  if (call.maxBytes !== undefined) return call.maxBytes;
+  if (!rule) return undefined;
+  switch (rule.kind) {
+    case 'repeat':
+      return Buffer.byteLength(constantText(call.args[rule.text]) ?? '') * Math.max(0, constantNumber(call.args[rule.count]) ?? 0);
+    case 'length':
+      return Math.max(0, constantNumber(call.args[rule.length]) ?? 0);
+    case 'format':
+      return formatPadding(constantText(call.args[0]) ?? '');
+    default:
+      return assertRule(rule);
+  }
+}
+
+/** GENERATE_ARRAY(start, end[, step]) with constant numbers: its elements' bytes. */
+function constantElements(call: FuncCall): number | undefined {
+  if (call.name.toLowerCase() !== 'generate_array') return undefined;
+  const [start, end, step = 1] = [constantNumber(call.args[0]), constantNumber(call.args[1]), call.args[2] ? constantNumber(call.args[2]) : 1];
+  if (start === undefined || end === undefined || step === undefined || step === 0) return undefined;
+  return Math.max(0, Math.floor((end - start) / step) + 1) * ELEMENT_BYTES;
+}
+
+/** The most elements GENERATE_ARRAY and its kin may make: 100,000, and 8 bytes each within a marked call's limit. */
+export function elementLimit(call: { readonly maxBytes: number | undefined }): number {
+  return call.maxBytes === undefined ? MAX_GENERATED_ELEMENTS : Math.max(1, Math.min(MAX_GENERATED_ELEMENTS, Math.floor(call.maxBytes / ELEMENT_BYTES)));
+}
+
+export const MAX_GENERATED_ELEMENTS = 100_000;
+/** What one generated element is counted as (a 64-bit number or timestamp). */
+export const ELEMENT_BYTES = 8;
 
 /** An engine's function table with the size guard printed around every marked call's sizing argument. */
 export function withValueGuards(table: FunctionTable, spelling: GuardSpelling): FunctionTable {

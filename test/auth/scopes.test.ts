@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { extractToken } from '../../src/auth/auth.ts';
 import { allows, isValidScope } from '../../src/auth/scopes.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const E = '11111111-2222-3333-4444-555555555555';
 const S = '66666666-7777-8888-9999-000000000000';
@@ -41,4 +42,12 @@ test('token transports in order: Bearer, X-API-KEY, api_key', () => {
   assert.equal(extractToken({ headers: { 'x-api-key': 'b' }, query: { api_key: 'c' } }), 'b');
   assert.equal(extractToken({ headers: {}, query: { api_key: 'c' } }), 'c');
   assert.equal(extractToken({ headers: { authorization: 'Basic x' }, query: {} }), undefined);
+});
+
+describe('start-up tokens', () => {
+  test('the private token may not equal the public one or the legacy key: the service refuses to start, naming both', () => {
+    assert.throws(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'same-value-123', LOGFLARE_PUBLIC_ACCESS_TOKEN: 'same-value-123' }), /LOGFLARE_PRIVATE_ACCESS_TOKEN and LOGFLARE_PUBLIC_ACCESS_TOKEN must differ/);
+    assert.throws(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'same-value-123', LOGFLARE_API_KEY: 'same-value-123' }), /LOGFLARE_API_KEY must differ/);
+    assert.doesNotThrow(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'private-123', LOGFLARE_PUBLIC_ACCESS_TOKEN: 'public-123' }));
+  });
 });

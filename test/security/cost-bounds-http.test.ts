@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { ingest, type Row } from '../endpoints/http-support.ts';
 import { engineEnv, engines } from '../support/engines.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { joinChain, queryBombs, unionChain } from './query-bombs.ts';
+import { growthBombs, joinChain, queryBombs, unionChain } from './query-bombs.ts';
 
 interface Answer {
   status: number;
@@ -44,7 +44,7 @@ for (const engine of engines) {
       await s?.close();
     });
 
-    for (const bomb of queryBombs) {
+    for (const bomb of [...queryBombs, ...growthBombs]) {
       test(`${bomb.name} (${bomb.sql.length} bytes) → 400 ${bomb.code}`, async () => {
         const rssBefore = process.memoryUsage().rss;
         const a = await ask(bomb.sql);
@@ -67,10 +67,12 @@ for (const engine of engines) {
       const fine: [string, (rows: Row[]) => void][] = [
         [joinChain(3), (rows) => assert.deepEqual(rows, [{ n: 3 }])],
         [unionChain(6), (rows) => assert.deepEqual(rows, [{ n: 3 * 64 }])],
-        ['select length(repeat(id, 100000)) as n from edge_logs order by n limit 1', (rows) => assert.deepEqual(rows, [{ n: 500_000 }])],
-        ['select length(lpad(id, 1000000)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 1_000_000 }])],
+        ['select length(repeat(id, 800)) as n from edge_logs order by n limit 1', (rows) => assert.deepEqual(rows, [{ n: 4_000 }])],
+        ['select length(lpad(id, 4000)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 4_000 }])],
+        ["select length(lpad('x', 1000000)) as n", (rows) => assert.deepEqual(rows, [{ n: 1_000_000 }])],
+        ['select length(concat(event_message, event_message, event_message, event_message)) as n from edge_logs order by n limit 1', (rows) => assert.deepEqual(rows, [{ n: 8 }])],
         ["select format('%20.3f|%08d', 1.5, 42) as f from edge_logs limit 1", (rows) => assert.deepEqual(rows, [{ f: '               1.500|00000042' }])],
-        ['select length(repeat(id, length(id) * 1000)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 25_000 }])],
+        ['select length(repeat(id, length(id) * 100)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 2_500 }])],
         [
           `select 'edge' as s, count(*) as n from edge_logs union all select 'pg', count(*) from postgres_logs union all select 'fe', count(*) from function_edge_logs
            union all select 'fl', count(*) from function_logs union all select 'au', count(*) from auth_logs union all select 'rt', count(*) from realtime_logs

@@ -123,14 +123,16 @@ describe('cost bounds', () => {
     assert.throws(() => prepare(joinChain(1), tight), refused('QUERY_TOO_COMPLEX', /limit of 2\b/));
     assert.doesNotThrow(() => prepare(joinChain(1)));
     assert.deepEqual(loadConfig({}).queryBounds, defaultQueryBounds);
-    const env = { QUERY_MAX_TABLE_REFERENCES: '500', QUERY_MAX_JOINS: '8', QUERY_MAX_SET_OPERANDS: '100', QUERY_MAX_NESTING: '10', QUERY_MAX_VALUE_BYTES: '4MiB' };
-    assert.deepEqual(loadConfig(env).queryBounds, { maxTableReferences: 500, maxJoins: 8, maxSetOperands: 100, maxNesting: 10, maxValueBytes: 4 * 2 ** 20 });
+    const env = { QUERY_MAX_TABLE_REFERENCES: '500', QUERY_MAX_JOINS: '8', QUERY_MAX_SET_OPERANDS: '100', QUERY_MAX_NESTING: '10', QUERY_MAX_VALUE_BYTES: '4MiB', QUERY_MAX_VALUE_GROWTH: '32' };
+    assert.deepEqual(loadConfig(env).queryBounds, { maxTableReferences: 500, maxJoins: 8, maxSetOperands: 100, maxNesting: 10, maxValueBytes: 4 * 2 ** 20, maxValueGrowth: 32 });
     assert.throws(() => loadConfig({ QUERY_MAX_VALUE_BYTES: 'lots' }), /QUERY_MAX_VALUE_BYTES/);
   });
 });
 
 describe('value-size bounds, constant arguments (before any engine)', () => {
-  const tooLarge = (fn: string) => refused('INVALID_QUERY', new RegExp(`^${fn} would build a value larger than 1048576 bytes, the limit QUERY_MAX_VALUE_BYTES sets: it asks for \\d+$`));
+  // Over rows a value may take a 256th of QUERY_MAX_VALUE_BYTES (4096 of 1048576 bytes); computed once, all of it.
+  const tooLarge = (fn: string, limit = 4096) =>
+    refused('INVALID_QUERY', new RegExp(`^${fn} would build a value larger than ${limit} bytes, the limit QUERY_MAX_VALUE_BYTES sets: it asks for \\d+$`));
   for (const [sql, fn] of [
     ['select repeat(id, 40000000) as r from edge_logs', 'REPEAT'],
     ["select repeat('abcd', 300000) as r from edge_logs", 'REPEAT'],
@@ -139,6 +141,7 @@ describe('value-size bounds, constant arguments (before any engine)', () => {
     ["select format('%.1000000000f', 1.5) as r from edge_logs", 'FORMAT'],
     ["select format('%1000000000d', 1) as r from edge_logs", 'FORMAT'],
     ["select format('%600000d%600000d', 1, 2) as r from edge_logs", 'FORMAT'],
+    ['select lpad(id, 5000) as r from edge_logs', 'LPAD'],
   ] as const) {
     test(`${sql} → 400 naming ${fn} and the limit`, () => {
       const t = performance.now();
@@ -147,21 +150,29 @@ describe('value-size bounds, constant arguments (before any engine)', () => {
     });
   }
 
+  test('a value computed once may take the whole QUERY_MAX_VALUE_BYTES, one computed for every row a 256th', () => {
+    assert.doesNotThrow(() => prepare("select length(lpad('x', 1000000)) as n"));
+    assert.throws(() => prepare("select lpad('x', 2000000) as r"), tooLarge('LPAD', 1048576));
+    // The first FROM item is computed once; a join's UNNEST once per row.
+    assert.doesNotThrow(() => prepare("select count(*) as n from unnest(split(lpad('x', 200000, ','), ',')) as p"));
+    assert.throws(() => prepare("select count(*) as n from edge_logs cross join unnest(split(lpad('x', 200000, ','), ',')) as p"), tooLarge('LPAD'));
+  });
+
   test('sizes within the limit pass, and the limit is configurable', () => {
     for (const sql of [
       "select repeat('ab', 1000) as r from edge_logs",
-      'select lpad(id, 100000) as r from edge_logs',
+      'select lpad(id, 4000) as r from edge_logs',
       "select format('%1000d|%.20f', 1, 1.5) as r from edge_logs",
     ]) {
       assert.doesNotThrow(() => prepare(sql), sql);
     }
-    assert.throws(() => prepare('select lpad(id, 100) as r from edge_logs', { ...defaultQueryBounds, maxValueBytes: 10 }), refused('INVALID_QUERY', /LPAD would build a value larger than 10 bytes/));
+    assert.throws(() => prepare('select lpad(id, 100) as r from edge_logs', { ...defaultQueryBounds, maxValueBytes: 2560 }), refused('INVALID_QUERY', /LPAD would build a value larger than 10 bytes/));
   });
 
   test('a size known only when it runs marks the call for the engine guard', () => {
     const body = prepare('select repeat(id, length(id)) as r from edge_logs').ast.body;
     assert.ok(body.kind === 'select');
-    assert.equal(body.columns[0]?.expr.kind === 'func' && body.columns[0].expr.maxBytes, 1048576);
+    assert.equal(body.columns[0]?.expr.kind === 'func' && body.columns[0].expr.maxBytes, 4096);
     assert.doesNotMatch(JSON.stringify(prepare("select repeat('ab', 3) as r from edge_logs").ast), /maxBytes/);
   });
 });
@@ -184,21 +195,22 @@ for (const engine of engines) {
     ] as const) {
       test(`${sql} → 400 INVALID_QUERY before the value is built`, async () => {
         const started = performance.now();
-        await assert.rejects(run(sql), refused('INVALID_QUERY', new RegExp(`${fn} would build a value larger than 1048576 bytes`)));
+        await assert.rejects(run(sql), refused('INVALID_QUERY', new RegExp(`${fn} would build a value larger than 4096 bytes`)));
         console.log(`# ${engine}: refused in ${(performance.now() - started).toFixed(0)} ms`);
       });
     }
 
     test('sizes within the limit run, NULL sizes give NULL', async () => {
       const rows = await run(
-        "select id, length(repeat(id, length(id) * 1000)) as r, length(lpad(id, length(id) + 5)) as l, length(rpad(id, length(id) + 5, '-')) as p, repeat(id, cast(null as int64)) as z from edge_logs order by id limit 1",
+        "select id, length(repeat(id, length(id) * 100)) as r, length(lpad(id, length(id) + 5)) as l, length(rpad(id, length(id) + 5, '-')) as p, repeat(id, cast(null as int64)) as z from edge_logs order by id limit 1",
       );
       const id = String(rows[0]!.id);
-      assert.deepEqual(rows, [{ id, r: id.length * id.length * 1000, l: id.length + 5, p: id.length + 5, z: null }]);
+      assert.deepEqual(rows, [{ id, r: id.length * id.length * 100, l: id.length + 5, p: id.length + 5, z: null }]);
     });
 
     test('the guard counts the bytes of the repeated text, with the configured limit', async () => {
-      const small = { ...defaultQueryBounds, maxValueBytes: 64 };
+      // 64 bytes for a value computed on every row.
+      const small = { ...defaultQueryBounds, maxValueBytes: 64 * 256 };
       await assert.rejects(run("select repeat(concat(id, 'xxxxxxxxxx'), length(id) + 10) as r from edge_logs", small), refused('INVALID_QUERY', /REPEAT would build a value larger than 64 bytes/));
       const rows = await run('select repeat(id, 2) as r from edge_logs order by id limit 1', small);
       assert.equal(rows.length, 1);

@@ -17,13 +17,12 @@ import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './client.ts';
-import { type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
+import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { arrayOf } from './types.ts';
 
 /** The longest list generate_*_array may build. */
-export const MAX_GENERATED_ELEMENTS = 100_000;
-export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
-const TOO_MANY_ARRAY = `the array would have more than ${MAX_GENERATED_ELEMENTS} elements`;
+const tooManyElements = (max: number) => `generate_timestamp_array would make more than ${max} elements`;
+const tooManyArray = (max: number) => `the array would have more than ${max} elements`;
 
 const INTERVALS: Readonly<Record<DatePart, string | undefined>> = {
   microsecond: 'toIntervalMicrosecond',
@@ -178,11 +177,12 @@ function valueWindow(name: string): Translation {
 }
 
 function generate(kind: 'timestamp' | 'date' | 'int'): Translation {
-  return t(['arrayMap', 'range', 'toUInt64', 'greatest', 'throwIf', 'intDiv', 'toUnixTimestamp64Micro', 'fromUnixTimestamp64Micro', 'toDate32', 'toDateTime64', 'lambda', 'abs'], (_c, [s, e, step]) => {
+  return t(['arrayMap', 'range', 'toUInt64', 'greatest', 'throwIf', 'intDiv', 'toUnixTimestamp64Micro', 'fromUnixTimestamp64Micro', 'toDate32', 'toDateTime64', 'lambda', 'abs'], (call, [s, e, step]) => {
+    const max = elementLimit(call);
     if (kind === 'int') {
       const by = step ? step.sql : '1';
       const count = `intDiv(${e!.sql} - ${s!.sql}, ${by})`;
-      return `arrayMap(i -> ${s!.sql} + i * ${by}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(abs(${count}) > ${MAX_GENERATED_ELEMENTS}, '${TOO_MANY_ARRAY}'))))`;
+      return `arrayMap(i -> ${s!.sql} + i * ${by}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(abs(${count}) > ${max}, '${tooManyArray(max)}'))))`;
     }
     const from = kind === 'date' ? `toDateTime64(${s!.sql}, 6, 'UTC')` : s!.sql;
     const to = kind === 'date' ? `toDateTime64(${e!.sql}, 6, 'UTC')` : e!.sql;
@@ -191,8 +191,8 @@ function generate(kind: 'timestamp' | 'date' | 'int'): Translation {
     const micros = `toUnixTimestamp64Micro(toDateTime64(0, 6, 'UTC') + ${by})`;
     const count = `intDiv(toUnixTimestamp64Micro(${to}) - toUnixTimestamp64Micro(${from}), ${micros})`;
     const item = `fromUnixTimestamp64Micro(toUnixTimestamp64Micro(${from}) + i * ${micros}, 'UTC')`;
-    const message = kind === 'date' ? TOO_MANY_ARRAY : TOO_MANY_ELEMENTS;
-    return `arrayMap(i -> ${kind === 'date' ? `toDate32(${item})` : item}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, '${message}'))))`;
+    const message = kind === 'date' ? tooManyArray(max) : tooManyElements(max);
+    return `arrayMap(i -> ${kind === 'date' ? `toDate32(${item})` : item}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(${count} > ${max}, '${message}'))))`;
   });
 }
 

@@ -133,6 +133,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
       const names = generated.columns.map((c) => c.name);
       const types = generated.columns.map((c) => c.type);
       const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      const memory = options.memory;
+      const counting = Number.isFinite(maxBytes) || memory !== undefined;
       const rows: Record<string, JsonValue>[] = [];
       let bytes = 0;
       read: for (;;) {
@@ -145,9 +147,11 @@ export class ClickHouseQueryRunner implements QueryEngine {
           if (rows.length >= options.maxRows) break read;
           const row = encodeRow(JSON.parse(line) as Record<string, JsonValue>, names, types);
           rows.push(row);
-          if (Number.isFinite(maxBytes)) bytes = jsonSizeBeyond(row, maxBytes, bytes);
+          if (counting) bytes = jsonSizeBeyond(row, maxBytes, bytes);
           // Stops reading here: the finally below cancels the statement.
           if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+          // Throws OVERLOADED when other results hold the rest of the pool (cancelled likewise).
+          memory?.hold(bytes);
         }
       }
       // The statement stopped at max_execution_time with what it had (timeout_overflow_mode
@@ -157,6 +161,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
       }
       return { rows, columns: names, warnings: generated.warnings };
     } catch (e) {
+      // A run that fails holds no rows: their result memory goes back at once.
+      options.memory?.release();
       const mapped = abort.signal.aborted
         ? new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`)
         : mapClickHouseError(e, options.timeoutMs);

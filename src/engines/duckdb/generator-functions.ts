@@ -15,13 +15,12 @@ import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translat
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
-import { type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
+import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { quoteIdent } from './types.ts';
 
 /** The longest list generate_timestamp_array may build. */
-export const MAX_GENERATED_ELEMENTS = 100_000;
-export const TOO_MANY_ELEMENTS = `generate_timestamp_array would make more than ${MAX_GENERATED_ELEMENTS} elements`;
-const TOO_MANY_ARRAY = `the array would have more than ${MAX_GENERATED_ELEMENTS} elements`;
+const tooManyElements = (max: number) => `generate_timestamp_array would make more than ${max} elements`;
+const tooManyArray = (max: number) => `the array would have more than ${max} elements`;
 
 function safeArithmetic(call: RFunc, op: '+' | '-' | '*', a: Printed, b: Printed): string {
   if (!isScalar(call.type, 'int')) return `(${a.sql} ${op} ${b.sql})`;
@@ -292,23 +291,26 @@ const translations: FunctionTable = {
     // A record is BigQuery's one-element repeated record.
     a!.type.k === 'record' || a!.type.k === 'missing' ? `CASE WHEN ${a!.sql} IS NULL THEN 0 ELSE 1 END` : `len(${a!.sql})`,
   ),
-  generate_timestamp_array: t(['epoch_us', '//', '-', 'error', 'generate_series'], (_c, [s, e, step]) => {
+  generate_timestamp_array: t(['epoch_us', '//', '-', 'error', 'generate_series'], (call, [s, e, step]) => {
     // DuckDB builds the whole list inside one call, which an interrupt cannot stop: refuse a list
-    // longer than MAX_GENERATED_ELEMENTS before building it.
+    // longer than the call's element limit before building it.
+    const max = elementLimit(call);
     const count = `((epoch_us(${e!.sql}) - epoch_us(${s!.sql})) // epoch_us(${step!.sql}))`;
-    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ELEMENTS}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${step!.sql}) END)`;
+    return `(CASE WHEN ${count} > ${max} THEN error('${tooManyElements(max)}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${step!.sql}) END)`;
   }),
 
-  generate_date_array: t(['epoch_us', '//', '-', 'error', 'generate_series', 'to_days'], (_c, [s, e, step]) => {
+  generate_date_array: t(['epoch_us', '//', '-', 'error', 'generate_series', 'to_days'], (call, [s, e, step]) => {
+    const max = elementLimit(call);
     const [from, to] = [`CAST(${s!.sql} AS TIMESTAMP)`, `CAST(${e!.sql} AS TIMESTAMP)`];
     const by = step ? step.sql : 'to_days(1)';
     const count = `((epoch_us(${to}) - epoch_us(${from})) // epoch_us(${by}))`;
-    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE CAST(generate_series(${from}, ${to}, ${by}) AS DATE[]) END)`;
+    return `(CASE WHEN ${count} > ${max} THEN error('${tooManyArray(max)}') ELSE CAST(generate_series(${from}, ${to}, ${by}) AS DATE[]) END)`;
   }),
-  generate_array: t(['//', '-', 'error', 'generate_series', 'abs'], (_c, [s, e, step]) => {
+  generate_array: t(['//', '-', 'error', 'generate_series', 'abs'], (call, [s, e, step]) => {
+    const max = elementLimit(call);
     const by = step ? step.sql : '1';
     const count = `abs((${e!.sql} - ${s!.sql}) // ${by})`;
-    return `(CASE WHEN ${count} > ${MAX_GENERATED_ELEMENTS} THEN error('${TOO_MANY_ARRAY}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${by}) END)`;
+    return `(CASE WHEN ${count} > ${max} THEN error('${tooManyArray(max)}') ELSE generate_series(${s!.sql}, ${e!.sql}, ${by}) END)`;
   }),
   array_concat: t(['list_concat'], (_c, args) => args.slice(1).reduce((acc, a) => `list_concat(${acc}, ${a.sql})`, args[0]!.sql)),
   array_reverse: t(['list_reverse'], (_c, [x]) => `list_reverse(${x!.sql})`),

@@ -89,9 +89,13 @@ export class DuckDbQueryRunner implements QueryEngine {
         // again with every CTE computed first, where only the caller's own rows can raise.
         if (timedOut || translation.ctes.length === 0 || !isValueError(e)) throw e;
         const fenced = fencedTranslations.get(query, options.maxRows, params);
+        // The first run's rows are gone: the second counts from nothing.
+        options.memory?.release();
         return await this.execute(conn, fenced, params, options, () => timedOut, false);
       }
     } catch (e) {
+      // A run that fails holds no rows: their result memory goes back at once.
+      options.memory?.release();
       if (timedOut) throw new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${options.timeoutMs} ms and was stopped`);
       throw mapDuckDbError(e);
     } finally {
@@ -127,28 +131,33 @@ export class DuckDbQueryRunner implements QueryEngine {
         prepared.bind(bound.values, bound.types);
       }
       if (timedOut()) throw new Error('timed out');
-      const result = await prepared.run();
+      // Streamed, not materialised: a result past a cap is never built whole in the engine.
+      const result = await prepared.stream();
       const names = result.columnNames();
       const duckTypes = result.columnTypes();
       const types = generated.columns.map((c) => c.type);
       const encode = chunkEncoder(names, duckTypes, types);
       const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      const memory = options.memory;
       const rows: Record<string, JsonValue>[] = [];
       let bytes = 0;
       for (;;) {
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
-        if (!Number.isFinite(maxBytes)) {
+        if (!Number.isFinite(maxBytes) && memory === undefined) {
           encode(chunk, 0, chunk.rowCount, rows);
           continue;
         }
-        // A few rows at a time, so a result past the byte limit stops growing memory a few rows
-        // after it (rows of several MB each are possible: string_agg, array_agg).
+        // A few rows at a time, so a result past the byte limit (or the result memory others
+        // leave) stops growing memory a few rows after it (rows of several MB each are possible:
+        // string_agg, array_agg).
         for (let from = 0; from < chunk.rowCount; from += SIZE_CHECK_ROWS) {
           const before = rows.length;
           encode(chunk, from, Math.min(chunk.rowCount, from + SIZE_CHECK_ROWS), rows);
           for (let r = before; r < rows.length && bytes <= maxBytes; r++) bytes = jsonSizeBeyond(rows[r], maxBytes, bytes);
           if (bytes > maxBytes) throw resultTooLarge(maxBytes);
+          // Throws OVERLOADED when other results hold the rest of the pool; run() releases.
+          memory?.hold(bytes);
         }
       }
       return { rows, columns: names, warnings: generated.warnings };
