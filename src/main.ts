@@ -23,6 +23,30 @@ async function warnIfDiskFull(config: Config): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // The signal handlers come first. As PID 1 in a container, a signal without a handler is ignored,
+  // so a `docker stop` during start-up would otherwise wait for SIGKILL. Before the data is opened a
+  // stop exits at once; while it is being opened, the start completes and then closes cleanly.
+  let server: RunningServer | undefined;
+  let opening = false;
+  let stopping = false;
+  /** A stop asked for while the data was being opened, acted on once the start is complete. */
+  let deferredSignal: string | undefined;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (server !== undefined) {
+      closeAndExit(server, signal);
+    } else if (!opening) {
+      console.log(`Received ${signal} before the data was opened: exiting.`);
+      process.exit(0);
+    } else {
+      deferredSignal = signal;
+      console.log(`Received ${signal} while opening the data: stopping as soon as the start is complete...`);
+    }
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -30,12 +54,12 @@ async function main(): Promise<void> {
     console.error(`Quarry cannot start: ${(e as Error).message}`);
     process.exit(1);
   }
-  let server: RunningServer;
   try {
     // The folders are claimed before the service's modules load (seconds on a busy machine), so a
     // second instance on a held folder is told at once.
     const folders = await claimDataFolders(config);
     const { startServer } = await import('./server.ts');
+    opening = true;
     server = await startServer(config, { folders });
   } catch (e) {
     if (isStartupError(e)) {
@@ -68,25 +92,21 @@ async function main(): Promise<void> {
     `Try:     curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`,
   );
   console.log(lines.join('\n'));
+  if (deferredSignal !== undefined) closeAndExit(server, deferredSignal);
+}
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`Received ${signal}: finishing in-flight requests and flushing to disk...`);
-    server.close().then(
-      () => {
-        console.log('Quarry stopped cleanly.');
-        process.exit(0);
-      },
-      (e: unknown) => {
-        console.error('Quarry could not stop cleanly:', e);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+function closeAndExit(server: RunningServer, signal: string): void {
+  console.log(`Received ${signal}: finishing in-flight requests and flushing to disk...`);
+  server.close().then(
+    () => {
+      console.log('Quarry stopped cleanly.');
+      process.exit(0);
+    },
+    (e: unknown) => {
+      console.error('Quarry could not stop cleanly:', e);
+      process.exit(1);
+    },
+  );
 }
 
 main().catch((e: unknown) => {
