@@ -71,6 +71,11 @@ export interface Config {
   clickhouse?: ClickHouseConfig;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
+  /**
+   * Days of events the nine seeded Supabase sources keep, set on them at every start
+   * (SUPABASE_RETENTION_DAYS; unset or 0: each source's own setting stands).
+   */
+  supabaseRetentionDays?: number;
   /** PostgreSQL URL of the shared metadata store (several nodes); unset: the embedded store. */
   databaseUrl?: string;
   /** How often a node checks the shared store's version besides notifications, ms. */
@@ -211,6 +216,14 @@ export function loadConfig(env: Env = process.env): Config {
   const tempSize = optional(env, 'DUCKDB_MAX_TEMP_SIZE');
   const metricsToken = optional(env, 'METRICS_TOKEN');
   if (metricsToken) config.metricsToken = metricsToken;
+  const retention = optional(env, 'SUPABASE_RETENTION_DAYS');
+  if (retention !== undefined && retention !== '0') {
+    const days = Number(retention);
+    if (!/^\d+$/.test(retention) || days < 1 || days > 36500) {
+      throw new Error(`SUPABASE_RETENTION_DAYS must be a whole number of days from 1 to 36500, or 0 to leave each source's retention as it is; got "${retention}"`);
+    }
+    config.supabaseRetentionDays = days;
+  }
   // One value for two scopes would let the narrower one win the lookup (Studio's queries 403).
   if (priv && (priv === pub || priv === legacy)) {
     const other = priv === pub ? 'LOGFLARE_PUBLIC_ACCESS_TOKEN' : 'LOGFLARE_API_KEY';

@@ -47,9 +47,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function seedSources(sources: SourceRepository, admin: SourceAdmin): Promise<void> {
+/** The nine Supabase sources, made when missing; with `retentionDays`, that retention on each. */
+async function seedSources(sources: SourceRepository, admin: SourceAdmin, retentionDays: number | undefined): Promise<void> {
   for (const { name } of supabaseSources) {
-    if (!sources.byName(name)) await admin.create({ name });
+    const source = sources.byName(name) ?? (await admin.create({ name }));
+    if (retentionDays !== undefined && source.retention_days !== retentionDays) await admin.update(source.id, { retention_days: retentionDays });
   }
 }
 
@@ -226,7 +228,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   // One node at a time: the start-up tokens and the seeded sources and endpoints are made once.
   const boot = await metadata.exclusive(async () => {
     const result = await bootstrapTokens(config, tokens);
-    await seedSources(sources, sourceAdmin);
+    await seedSources(sources, sourceAdmin, config.supabaseRetentionDays);
     await seedSupabaseEndpoints(metadata.endpoints);
     return result;
   });

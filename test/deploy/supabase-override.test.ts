@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { supabaseSources } from '../../src/metadata/sources.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, tempDataDir, type TestServer } from '../support/server.ts';
 import { composeInterpolate, isMap, parseYamlSubset, type YamlValue } from './supabase-yaml.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -191,15 +191,13 @@ describe('the override, against Supabase’s compose files', () => {
     assert.equal(containerEnv().DATA_DIR, '/data');
   });
 
-  test('the retention job names exactly the nine Supabase sources', () => {
-    const job = map(services['analytics-retention'], 'analytics-retention');
-    assert.equal(job.image, analytics.image);
-    assert.equal(job.restart, 'no');
-    assert.equal(map(map(job.depends_on, 'depends_on').analytics, 'depends_on.analytics').condition, 'service_healthy');
-    const script = str(list(job.entrypoint, 'entrypoint')[2], 'entrypoint script');
-    const names = /const names = (\[[^\]]*\])/.exec(script)?.[1];
-    assert.ok(names !== undefined);
-    assert.deepEqual(JSON.parse(names.replaceAll("'", '"')), supabaseSources.map((s) => s.name));
+  test('retention: a week by default, QUARRY_RETENTION_DAYS in .env changes it, and nothing runs beside analytics for it', () => {
+    assert.equal(containerEnv().SUPABASE_RETENTION_DAYS, '7');
+    assert.equal(containerEnv({ ...dotEnv, QUARRY_RETENTION_DAYS: '30' }).SUPABASE_RETENTION_DAYS, '30');
+    assert.equal(loadConfig({ ...containerEnv(), DATA_DIR: '/tmp/x' }).supabaseRetentionDays, 7);
+    assert.equal(loadConfig({ ...containerEnv({ ...dotEnv, QUARRY_RETENTION_DAYS: '0' }), DATA_DIR: '/tmp/x' }).supabaseRetentionDays, undefined);
+    assert.throws(() => loadConfig({ ...containerEnv({ ...dotEnv, QUARRY_RETENTION_DAYS: 'a week' }), DATA_DIR: '/tmp/x' }), /SUPABASE_RETENTION_DAYS/);
+    assert.deepEqual(Object.keys(services), ['analytics']);
   });
 });
 
@@ -315,34 +313,27 @@ describe('Quarry started with the override’s environment', () => {
     assert.equal(refused.status, 403);
   });
 
-  test('the retention job sets the nine sources’ retention, and 0 leaves it alone', async () => {
-    const job = map(services['analytics-retention'], 'analytics-retention');
-    const args = list(job.entrypoint, 'entrypoint').slice(1).map((v) => v as string);
-    const jobEnv = (days: string) => ({
-      QUARRY_URL: server.url,
-      LOGFLARE_PRIVATE_ACCESS_TOKEN: dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string,
-      QUARRY_RETENTION_DAYS: days,
-    });
-    const retention = async () => {
-      const res = await server.fetch('/api/sources', {}, dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string);
-      const rows = (await res.json()) as { name: string; retention_days: number | null }[];
-      return Object.fromEntries(rows.map((r) => [r.name, r.retention_days]));
+  test('the nine sources keep the override’s retention; 0 leaves a source’s own', async () => {
+    const retention = async (on: TestServer) => {
+      const res = await on.fetch('/api/sources', {}, dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string);
+      const rows = (await res.json()) as { id: string; name: string; retention_days: number | null }[];
+      return Object.fromEntries(rows.map((r) => [r.name, r]));
     };
-    const days = composeInterpolate(str(map(job.environment, 'environment').QUARRY_RETENTION_DAYS, 'QUARRY_RETENTION_DAYS'), {});
-    assert.equal(days, '7');
-    const first = await runNode(args, jobEnv(days));
-    assert.equal(first.code, 0, first.out);
-    for (const s of supabaseSources) assert.equal((await retention())[s.name], 7, s.name);
-    const again = await runNode(args, jobEnv(days));
-    assert.equal(again.code, 0, again.out);
-    assert.doesNotMatch(again.out, /changed/, 'nothing to change the second time');
-    const off = await runNode(args, jobEnv('0'));
-    assert.equal(off.code, 0, off.out);
-    assert.equal((await retention())['postgres.logs'], 7);
-    const bad = await runNode(args, jobEnv('a week'));
-    assert.equal(bad.code, 1);
-    assert.match(bad.out, /QUARRY_RETENTION_DAYS/);
-    const wrongToken = await runNode(args, { ...jobEnv('7'), LOGFLARE_PRIVATE_ACCESS_TOKEN: 'nope' });
-    assert.equal(wrongToken.code, 1);
+    for (const s of supabaseSources) assert.equal((await retention(server))[s.name]?.retention_days, 7, s.name);
+    // Restarted with 0 on the same data: a source's own setting stands.
+    const dir = await tempDataDir();
+    const { HOST: _h, PORT: _p, DATA_DIR: _d, ...rest } = env;
+    const first = await startTestServer({ ...rest, HOST: '127.0.0.1', PORT: '0' }, dir);
+    const edge = (await retention(first))['cloudflare.logs.prod'];
+    const patched = await first.fetch(`/api/sources/${edge?.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ retention_days: 30 }) }, dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string);
+    assert.equal(patched.status, 200);
+    await first.stop();
+    const second = await startTestServer({ ...rest, SUPABASE_RETENTION_DAYS: '0', HOST: '127.0.0.1', PORT: '0' }, dir);
+    try {
+      assert.equal((await retention(second))['cloudflare.logs.prod']?.retention_days, 30);
+      assert.equal((await retention(second))['postgres.logs']?.retention_days, 7);
+    } finally {
+      await second.close();
+    }
   });
 });
