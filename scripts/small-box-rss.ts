@@ -17,12 +17,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../bench/procs.ts';
+import { directoryBytes } from '../bench/quarry.ts';
 import { generateBatches } from '../src/demo/generator.ts';
 import { ingestBatches } from '../src/demo/ingest-client.ts';
 import { studioCases } from '../test/corpus/studio.ts';
@@ -56,15 +57,6 @@ function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-function directoryBytes(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += directoryBytes(p);
-    else if (entry.isFile()) total += statSync(p).size;
-  }
-  return total;
-}
 
 /** RSS samples of one phase. */
 class Sampler {

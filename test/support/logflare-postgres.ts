@@ -85,18 +85,26 @@ async function insertRows(client: pg.Client, table: string, rows: LogflareRow[])
   }
 }
 
+/** Runs one generated INSERT into a source's table (`insert` gets the quoted table name); $1 start, $2 step, $3 count. */
+async function fillWith(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint, insert: (table: string) => string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const table = `${quote(schema)}.${quote(`log_events_${token.replaceAll('-', '_')}`)}`;
+    await client.query(insert(table), [startUs.toString(), stepUs.toString(), count]);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Fills a source's table with `count` Postgres-log events built by PostgreSQL itself (fast for
  * tens of thousands): `postgres.logs`' shape (top-level `project`, `metadata.host`,
  * `metadata.parsed.*`), one every `stepUs` microseconds from `startUs`, random v4 ids.
  */
 export async function fillPostgresLogs(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const table = `${quote(schema)}.${quote(`log_events_${token.replaceAll('-', '_')}`)}`;
-    await client.query(
-      `INSERT INTO ${table} (id, body, event_message, timestamp)
+  await fillWith(url, schema, token, count, startUs, stepUs, (table) =>
+    `INSERT INTO ${table} (id, body, event_message, timestamp)
        SELECT s.id,
               jsonb_build_object(
                 'id', s.id, 'timestamp', s.us, 'event_message', s.msg, 'project', 'default', 'appname', 'supabase-db',
@@ -118,11 +126,7 @@ export async function fillPostgresLogs(url: string, schema: string, token: strin
                          1000 + g % 97, (g % 997) / 10.0, g) AS msg
              FROM generate_series(0, $3::int - 1) AS g
          ) s`,
-      [startUs.toString(), stepUs.toString(), count],
-    );
-  } finally {
-    await client.end();
-  }
+  );
 }
 
 /**
@@ -131,12 +135,8 @@ export async function fillPostgresLogs(url: string, schema: string, token: strin
  * 1 KB of JSON each, built by PostgreSQL, one every `stepUs` microseconds from `startUs`.
  */
 export async function fillEdgeLogs(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const table = `${quote(schema)}.${quote(`log_events_${token.replaceAll('-', '_')}`)}`;
-    await client.query(
-      `INSERT INTO ${table} (id, body, event_message, timestamp)
+  await fillWith(url, schema, token, count, startUs, stepUs, (table) =>
+    `INSERT INTO ${table} (id, body, event_message, timestamp)
        SELECT s.id,
               jsonb_build_object(
                 'id', s.id, 'timestamp', s.us, 'event_message', s.msg, 'project', 'default', 'appname', 'supabase-kong',
@@ -169,11 +169,7 @@ export async function fillEdgeLogs(url: string, schema: string, token: string, c
                  FROM generate_series(0, $3::int - 1) AS g
              ) a
          ) s`,
-      [startUs.toString(), stepUs.toString(), count],
-    );
-  } finally {
-    await client.end();
-  }
+  );
 }
 
 function quote(name: string): string {
