@@ -50,8 +50,8 @@ export interface Config {
   responseMaxBytes: number;
   /**
    * Results being read and sent at once, bytes of their approximate JSON (QUERY_RESULT_MEMORY;
-   * default: a sixteenth of the memory budget, at least the response cap): past it a result that is
-   * not alone gets 503 OVERLOADED (src/engines/result-memory.ts).
+   * default: a 32nd of the memory budget, at least the response cap): past it a result that is not
+   * alone gets 503 OVERLOADED (src/engines/result-memory.ts).
    */
   resultMemoryBytes: number;
   /** Cost and value-size bounds of a query before it runs (QUERY_MAX_TABLE_REFERENCES, …; src/sql/bounds.ts). */
@@ -140,14 +140,15 @@ function optional(env: Env, name: string): string | undefined {
 }
 
 /**
- * QUERY_RESULT_MEMORY's default: a sixteenth of MEMORY_BUDGET, and at least the response cap. A
- * result held in Node costs several times its JSON size (row strings, the JSON text, the socket's
- * copy, garbage not yet collected), so at the default 2 GiB this lets two maximal (64 MiB) results
- * be sent at once: four such attacks at once then stayed within MEMORY_BUDGET + 256 MiB on both
- * engines; an eighth (256 MiB) would admit all four, as before the pool (docs/API.md §4).
+ * QUERY_RESULT_MEMORY's default: a 32nd of MEMORY_BUDGET, and at least the response cap (64 MiB at
+ * the default 2 GiB, 32 MiB at 1 GiB). A result held in Node costs several times its JSON size (row
+ * strings, the JSON text, the socket's copy, garbage not yet collected: 0.25–0.65 GB for 64 MB), so
+ * this keeps the results in flight to about a quarter of the budget; four maximal attacks at once
+ * then stayed within MEMORY_BUDGET + 256 MiB on both engines at 2 GiB and 1 GiB, where a 16th let
+ * ClickHouse pass it at 1 GiB (docs/API.md §4).
  */
 export function defaultResultMemory(memoryBudgetBytes: number, responseMaxBytes: number): number {
-  return Math.max(Math.floor(memoryBudgetBytes / 16), responseMaxBytes);
+  return Math.max(Math.floor(memoryBudgetBytes / 32), responseMaxBytes);
 }
 
 /**

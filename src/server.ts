@@ -15,7 +15,7 @@ import { openClickHouseEngine } from './engines/clickhouse/index.ts';
 import { QuarryError } from './errors.ts';
 import { openDuckDbEngine } from './engines/duckdb/index.ts';
 import type { Engine } from './engines/engine.ts';
-import { ResultMemory } from './engines/result-memory.ts';
+import { FREE_CLAIM_BYTES, ResultMemory } from './engines/result-memory.ts';
 import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { withCatalogRefresh } from './endpoints/catalog-refresh.ts';
@@ -193,7 +193,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   onOpen(() => retention.stop());
 
   const backend = createSqlBackend({ catalog: tables.catalog, engine: engine.query, bounds: config.queryBounds });
-  const resultMemory = new ResultMemory(config.resultMemoryBytes);
+  const resultMemory = new ResultMemory(config.resultMemoryBytes, FREE_CLAIM_BYTES);
   // With several nodes, what another node's ingest added to a shared catalogue is learnt before
   // each query is prepared.
   const endpoints = await openEndpoints({

@@ -9,22 +9,31 @@
  * back once the response is written. A claim that would take the pool past its size while another
  * claim holds bytes is refused with `503 OVERLOADED` (the engine stops the statement, as for
  * RESULT_TOO_LARGE); a claim alone may grow past the size, so one large result still works, up to
- * the response cap.
+ * the response cap, and any claim may hold its first FREE_CLAIM_BYTES.
  */
 import { QuarryError } from '../errors.ts';
 
 /** Seconds a refused caller is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 2;
 
+/**
+ * What every claim may hold whatever the others hold, so a small result (Studio's hundred rows)
+ * is never refused because a large one fills the pool; bounded by the queries running at once.
+ */
+export const FREE_CLAIM_BYTES = 2 ** 20;
+
 export class ResultMemory {
   /** Bytes the pool lends in all (beyond this only a claim alone may grow). */
   readonly size: number;
+  /** What any claim may hold whatever the others hold (the server gives FREE_CLAIM_BYTES). */
+  readonly freeBytes: number;
   #used = 0;
   #holders = 0;
 
-  constructor(size: number) {
+  constructor(size: number, freeBytes = 0) {
     if (!(size > 0)) throw new RangeError(`a result memory pool needs a positive size, got ${size}`);
     this.size = size;
+    this.freeBytes = freeBytes;
   }
 
   /** Bytes held by every claim now. */
@@ -45,7 +54,7 @@ export class ResultMemory {
   /** A claim's bytes change from `from` to `to`; refused (false) when it may not grow that far. */
   #move(from: number, to: number): boolean {
     const others = this.#used - from;
-    if (to > from && others > 0 && others + to > this.size) return false;
+    if (to > from && to > this.freeBytes && others > 0 && others + to > this.size) return false;
     this.#used = others + to;
     if (from === 0 && to > 0) this.#holders++;
     else if (from > 0 && to === 0) this.#holders--;

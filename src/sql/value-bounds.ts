@@ -11,12 +11,13 @@
  *   function runs.
  */
 import { QuarryError } from '../errors.ts';
-import type { Expr, From, FuncCall, Query, Select, TableFactor } from './ast.ts';
+import type { Expr, From, FuncCall, Join, Query, Select, TableFactor } from './ast.ts';
 import { freezeTree } from './ast.ts';
 import { formatPadding } from './format.ts';
 import { type BuildRule, type FunctionName, functionDef, functionNames } from './functions.ts';
 import type { FunctionTable, Printed, Translation } from './generator.ts';
 import type { RFunc } from './resolved.ts';
+import { children } from './walk.ts';
 
 /**
  * The error for a value past the limit; the engines' guards raise the same text (no parenthesised
@@ -154,10 +155,12 @@ function visitSelect(select: Select, limits: ValueLimits, limit: number): Select
   const from = select.from as From;
   const first = visit(from.first, limits, limit) as TableFactor;
   const perRow = <T>(x: T): T => visit(x, limits, limits.perRow) as T;
+  // An UNNEST that reads no column is computed once, wherever it is joined.
+  const joins = from.joins.map((j) => (j.table.kind === 'unnest' && !readsColumns(j.table.expr) ? (visit(j, limits, limit) as Join) : perRow(j)));
   const next: Select = {
     ...select,
     columns: perRow(select.columns),
-    from: { first, joins: perRow(from.joins) },
+    from: { first, joins: joins.every((j, i) => j === from.joins[i]) ? from.joins : joins },
     where: perRow(select.where),
     groupBy: perRow(select.groupBy),
     having: perRow(select.having),
@@ -165,6 +168,12 @@ function visitSelect(select: Select, limits: ValueLimits, limit: number): Select
   };
   const same = first === from.first && next.from?.joins === from.joins && next.columns === select.columns && sameClauses(next, select);
   return same ? select : withoutUndefined(next);
+}
+
+/** True when `e` reads a column anywhere in it (a subquery counts: it may be correlated). */
+export function readsColumns(e: Expr): boolean {
+  const [exprs, queries] = children(e);
+  return e.kind === 'column' || queries.length > 0 || exprs.some(readsColumns);
 }
 
 /** Drops keys set to undefined, so a rebuilt node has the shape a parsed one has. */

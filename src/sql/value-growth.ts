@@ -21,7 +21,7 @@ import { QuarryError } from '../errors.ts';
 import type { Expr, From, Query, Select, SetExpr, TableFactor } from './ast.ts';
 import { functionDef, type GrowRule, growth, isFunctionName } from './functions.ts';
 import { assertNever } from './types.ts';
-import { builtBytes, type ValueLimits } from './value-bounds.ts';
+import { builtBytes, readsColumns, type ValueLimits } from './value-bounds.ts';
 import { children } from './walk.ts';
 
 /** At most `k` × the largest value read + `c` bytes; for an array, each element at most `el` where known. */
@@ -131,7 +131,9 @@ function measureFrom(from: From, parent: Scope, limits: GrowthLimits): Scope {
   const perRow: Scope = { ctes: parent.ctes, items, outer: parent, limit: Math.min(parent.limit, limits.perRow) };
   items.push(measureFactor(from.first, { ...parent, items: [], outer: parent }, limits));
   for (const j of from.joins) {
-    items.push(measureFactor(j.table, perRow, limits));
+    // An UNNEST that reads no column is computed once, as the first item is.
+    const once = j.table.kind === 'unnest' && !readsColumns(j.table.expr);
+    items.push(measureFactor(j.table, once ? { ...parent, items: [], outer: parent } : perRow, limits));
     if (j.on) measure(j.on, perRow, limits);
   }
   return perRow;

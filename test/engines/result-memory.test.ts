@@ -51,6 +51,20 @@ describe('the result memory pool', () => {
     assert.deepEqual([pool.used, pool.holders], [0, 0]);
   });
 
+  test('every claim may hold its free share whatever the others hold, so a small result is never refused', () => {
+    const pool = new ResultMemory(100, 10);
+    const big = pool.claim();
+    const small = pool.claim();
+    big.hold(150);
+    small.hold(10);
+    assert.deepEqual([pool.used, pool.holders], [160, 2]);
+    assert.throws(() => small.hold(11), assertOverloaded);
+    assert.equal(small.bytes, 10);
+    big.release();
+    small.release();
+    assert.equal(pool.used, 0);
+  });
+
   test('a claim alone may grow past the size; another claim holding bytes makes it refuse', () => {
     const pool = new ResultMemory(100);
     const a = pool.claim();
@@ -84,16 +98,16 @@ describe('the result memory pool', () => {
 });
 
 describe('QUERY_RESULT_MEMORY', () => {
-  test('defaults to a sixteenth of MEMORY_BUDGET, at least the response cap', () => {
-    assert.equal(loadConfig({}).resultMemoryBytes, 128 * MiB);
-    assert.equal(loadConfig({ MEMORY_BUDGET: '1GiB' }).resultMemoryBytes, 64 * MiB);
-    assert.equal(loadConfig({ MEMORY_BUDGET: '8GiB' }).resultMemoryBytes, 512 * MiB);
+  test('defaults to a 32nd of MEMORY_BUDGET, at least the response cap', () => {
+    assert.equal(loadConfig({}).resultMemoryBytes, 64 * MiB);
+    assert.equal(loadConfig({ MEMORY_BUDGET: '8GiB' }).resultMemoryBytes, 256 * MiB);
     // Never below the response cap: one result alone may always reach it.
-    assert.equal(loadConfig({ MEMORY_BUDGET: '512MiB', QUERY_MAX_RESPONSE_BYTES: '64MiB' }).resultMemoryBytes, 64 * MiB);
-    assert.equal(loadConfig({ MEMORY_BUDGET: '512MiB', QUERY_MAX_RESPONSE_BYTES: '16MiB' }).resultMemoryBytes, 32 * MiB);
-    const small = loadConfig({ MEMORY_BUDGET: '512MiB' });
+    assert.equal(loadConfig({ MEMORY_BUDGET: '1GiB', QUERY_MAX_RESPONSE_BYTES: '64MiB' }).resultMemoryBytes, 64 * MiB);
+    assert.equal(loadConfig({ MEMORY_BUDGET: '1GiB', QUERY_MAX_RESPONSE_BYTES: '8MiB' }).resultMemoryBytes, 32 * MiB);
+    const small = loadConfig({ MEMORY_BUDGET: '1GiB' });
     assert.equal(small.resultMemoryBytes, Math.max(32 * MiB, small.responseMaxBytes));
-    assert.equal(defaultResultMemory(2 * 2 ** 30, 64 * MiB), 128 * MiB);
+    assert.equal(defaultResultMemory(2 * 2 ** 30, 64 * MiB), 64 * MiB);
+    assert.equal(defaultResultMemory(4 * 2 ** 30, 64 * MiB), 128 * MiB);
     assert.equal(defaultResultMemory(256 * MiB, 64 * MiB), 64 * MiB);
   });
 
@@ -116,7 +130,9 @@ const data = {
   'memory.events': Array.from({ length: ENGINE_ROWS }, (_, i) => ({
     id: `e${String(i).padStart(5, '0')}`,
     timestamp: new Date(Date.UTC(2026, 10, 21, 10, 0, 0, i)).toISOString(),
-    kind: String(i),
+    // About 1 KB each, stored: the tests read large values rather than build them
+    // (QUERY_MAX_VALUE_BYTES bounds what a query may build per row).
+    kind: String(i).padEnd(1000, 'x'),
   })),
 };
 
@@ -130,7 +146,7 @@ for (const engine of engines) {
 
     const prepare = (saved: string): PreparedQuery => prepareEndpointQuery({ saved, catalog: t.catalog, sandboxable: false });
     /** 3,000 rows of about 1 KB: some 3 MB of JSON. */
-    const large = 'select id, repeat(kind, 250) as s from `memory.events` order by id';
+    const large = 'select id, kind as s from `memory.events` order by id';
 
     test('a run that succeeds leaves its bytes held, about the JSON size of its rows', async () => {
       const pool = new ResultMemory(64 * MiB);
@@ -219,8 +235,9 @@ for (const engine of engines) {
 
 const SOURCE = 'cloudflare.logs.prod';
 const HTTP_ROWS = 2000;
-/** 2,000 rows of 12 KB: a 24 MB response, well past the pool and the socket's buffers. */
-const LARGE = 'select repeat(event_message, 2000) as s from big';
+const MESSAGE_BYTES = 12_000;
+/** 2,000 stored messages of 12 KB: a 24 MB response, well past the pool and the socket's buffers. */
+const LARGE = 'select event_message as s from big';
 
 /** Waits until `check` holds (the response's end reaches the server a moment after the client's). */
 async function eventually(check: () => boolean, what: string): Promise<void> {
@@ -249,11 +266,11 @@ for (const engine of engines) {
     before(async () => {
       s = await startTestServer({ ...engineEnv(engine), QUERY_RESULT_MEMORY: '4MiB' });
       assert.equal(s.server.resultMemory.size, 4 * MiB);
-      for (let i = 0; i < HTTP_ROWS; i += 1000) {
+      for (let i = 0; i < HTTP_ROWS; i += 500) {
         await ingest(
           s,
           SOURCE,
-          Array.from({ length: 1000 }, (_, j) => ({ message: `m${String(i + j).padStart(5, '0')}`, project: 'p' })),
+          Array.from({ length: 500 }, (_, j) => ({ message: `m${String(i + j).padStart(5, '0')}`.padEnd(MESSAGE_BYTES, 'x'), project: 'p' })),
         );
       }
       const query = `with big as (select event_message, timestamp from \`${SOURCE}\`) select event_message from big`;
@@ -275,7 +292,7 @@ for (const engine of engines) {
       assert.ok(Number(second.headers.get('retry-after')) > 0);
       const whole = (await first.json()) as { result: { s: string }[] };
       assert.equal(whole.result.length, HTTP_ROWS);
-      assert.equal(whole.result[0]?.s.length, 12_000);
+      assert.equal(whole.result[0]?.s.length, MESSAGE_BYTES);
       await eventually(() => used() === 0, `the pool still holds ${used()} bytes`);
     });
 
@@ -284,7 +301,7 @@ for (const engine of engines) {
         for (let i = 0; i < 2; i++) {
           const r = await post(endpointId, { sql: LARGE, format });
           assert.equal(r.status, 200, format);
-          assert.ok((await r.text()).length > HTTP_ROWS * 12_000);
+          assert.ok((await r.text()).length > HTTP_ROWS * MESSAGE_BYTES);
           await eventually(() => used() === 0, `${format}: the pool still holds ${used()} bytes`);
         }
       }

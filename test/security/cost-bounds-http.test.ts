@@ -92,7 +92,8 @@ for (const engine of engines) {
 
 describe('the bounds follow the configuration', () => {
   test('QUERY_MAX_TABLE_REFERENCES and QUERY_MAX_VALUE_BYTES set on the server are the ones applied', async () => {
-    const s = await startTestServer({ QUERY_MAX_TABLE_REFERENCES: '2', QUERY_MAX_VALUE_BYTES: '1000' });
+    // 1,024 bytes for a value built on every row (a 256th).
+    const s = await startTestServer({ QUERY_MAX_TABLE_REFERENCES: '2', QUERY_MAX_VALUE_BYTES: '256KiB' });
     try {
       const ask = async (sql: string) => {
         const r = await s.fetch('/api/endpoints/query/logs.all', {

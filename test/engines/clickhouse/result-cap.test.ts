@@ -74,10 +74,11 @@ for (const engine of engines) {
       });
     }
 
-    test('a 300 MB attempt stops at the cap: memory bounded, other requests served', async (t) => {
-      // 10,000 rows of 30 KB: before the cap was read on ClickHouse this went out as a 200
-      // (RSS +1.7 GB, /health waiting up to 1.9 s).
-      const sql = 'select repeat(event_message, 5000) as s from big';
+    test('a 252 MB attempt stops at the cap: memory bounded, other requests served', async (t) => {
+      // 10,000 rows of seven 3.6 KB values (about as much as a row computed for every row may build,
+      // QUERY_MAX_VALUE_BYTES / 256 × 8): before the cap was read on ClickHouse a 300 MB result
+      // went out as a 200 (RSS +1.7 GB, /health waiting up to 1.9 s).
+      const sql = `select ${['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((c) => `repeat(event_message, 600) as ${c}`).join(', ')} from big`;
       const reset = resetPeak();
       const base = peakMiB();
       let slowest = 0;
@@ -100,7 +101,7 @@ for (const engine of engines) {
       t.diagnostic(`${engine}: ${r.status} in ${Math.round(ms)} ms, peak RSS +${Math.round(grew)} MiB${reset ? '' : ' (peak not reset)'}, /health waited at most ${Math.round(slowest)} ms`);
       assert.equal(r.status, 400);
       assert.equal(body.error?.code, 'RESULT_TOO_LARGE');
-      // The whole result is 300 MB; what is held is the cap plus one block of the engine's result.
+      // The whole result is 252 MB; what is held is the cap plus one block of the engine's result.
       if (reset) assert.ok(grew < 1024, `peak RSS grew ${Math.round(grew)} MiB`);
       assert.ok(slowest < 1500, `/health waited ${Math.round(slowest)} ms`);
     });
