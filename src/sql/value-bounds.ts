@@ -17,7 +17,7 @@ import { formatPadding } from './format.ts';
 import { type BuildRule, type FunctionName, functionDef, functionNames } from './functions.ts';
 import type { FunctionTable, Printed, Translation } from './generator.ts';
 import type { RFunc } from './resolved.ts';
-import { children } from './walk.ts';
+import { readsColumns } from './walk.ts';
 
 /**
  * The error for a value past the limit; the engines' guards raise the same text (no parenthesised
@@ -168,12 +168,6 @@ function visitSelect(select: Select, limits: ValueLimits, limit: number): Select
   };
   const same = first === from.first && next.from?.joins === from.joins && next.columns === select.columns && sameClauses(next, select);
   return same ? select : withoutUndefined(next);
-}
-
-/** True when `e` reads a column anywhere in it (a subquery counts: it may be correlated). */
-export function readsColumns(e: Expr): boolean {
-  const [exprs, queries] = children(e);
-  return e.kind === 'column' || queries.length > 0 || exprs.some(readsColumns);
 }
 
 /** Drops keys set to undefined, so a rebuilt node has the shape a parsed one has. */

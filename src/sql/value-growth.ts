@@ -21,8 +21,8 @@ import { QuarryError } from '../errors.ts';
 import type { Expr, From, Query, Select, SetExpr, TableFactor } from './ast.ts';
 import { functionDef, type GrowRule, growth, isFunctionName } from './functions.ts';
 import { assertNever } from './types.ts';
-import { builtBytes, readsColumns, type ValueLimits } from './value-bounds.ts';
-import { children } from './walk.ts';
+import { builtBytes, type ValueLimits } from './value-bounds.ts';
+import { children, readsColumns } from './walk.ts';
 
 /** At most `k` × the largest value read + `c` bytes; for an array, each element at most `el` where known. */
 interface Size {

@@ -132,3 +132,9 @@ export function children(e: Expr): [readonly Expr[], readonly Query[]] {
       return assertNever(e);
   }
 }
+
+/** True when `e` reads a column anywhere in it (a subquery counts: it may be correlated). */
+export function readsColumns(e: Expr): boolean {
+  const [exprs, queries] = children(e);
+  return e.kind === 'column' || queries.length > 0 || exprs.some(readsColumns);
+}

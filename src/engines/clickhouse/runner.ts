@@ -13,7 +13,7 @@ import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
 import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
-import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
+import { ResultMeter } from '../result-size.ts';
 import { paramNames, TranslationCache } from '../translation-cache.ts';
 import { encodeRow } from './encode.ts';
 import { MAX_STATEMENT_BYTES, mapClickHouseError } from './errors.ts';
@@ -132,11 +132,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
       stream = await reader.source.open(generated.sql + settings, values, abort.signal);
       const names = generated.columns.map((c) => c.name);
       const types = generated.columns.map((c) => c.type);
-      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-      const memory = options.memory;
-      const counting = Number.isFinite(maxBytes) || memory !== undefined;
+      const meter = new ResultMeter(options);
       const rows: Record<string, JsonValue>[] = [];
-      let bytes = 0;
       read: for (;;) {
         const lines = await stream.next();
         if (lines === undefined) {
@@ -147,11 +144,8 @@ export class ClickHouseQueryRunner implements QueryEngine {
           if (rows.length >= options.maxRows) break read;
           const row = encodeRow(JSON.parse(line) as Record<string, JsonValue>, names, types);
           rows.push(row);
-          if (counting) bytes = jsonSizeBeyond(row, maxBytes, bytes);
-          // Stops reading here: the finally below cancels the statement.
-          if (bytes > maxBytes) throw resultTooLarge(maxBytes);
-          // Throws OVERLOADED when other results hold the rest of the pool (cancelled likewise).
-          memory?.hold(bytes);
+          // Past the cap or the pool it throws: the finally below cancels the statement.
+          if (meter.counting) meter.count(rows, rows.length - 1);
         }
       }
       // The statement stopped at max_execution_time with what it had (timeout_overflow_mode

@@ -8,7 +8,7 @@ import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
 import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { jsonSizeBeyond, resultTooLarge } from '../result-size.ts';
+import { ResultMeter } from '../result-size.ts';
 import { type Translation, TranslationCache } from '../translation-cache.ts';
 import { chunkEncoder } from './encode.ts';
 import { generateDuckDb } from './generator.ts';
@@ -41,15 +41,18 @@ interface KeptStatement {
   readonly version: number;
 }
 
+/** A translation cache; `materialiseCtes` prints every CTE `AS MATERIALIZED`. */
+function translationCache(materialiseCtes: boolean): TranslationCache {
+  return new TranslationCache((ast, catalog, maxRows, paramTypes) =>
+    generateDuckDb(ast, { catalog, paramTypes, materialiseCtes, ...(maxRows === undefined ? {} : { maxRows }) }),
+  );
+}
+
 /** Every runner shares one cache: the translation depends only on the query, the catalogue, the row cap and the parameters' types. */
-const translations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
-  generateDuckDb(ast, maxRows === undefined ? { catalog, paramTypes } : { catalog, maxRows, paramTypes }),
-);
+const translations = translationCache(false);
 
 /** The same queries with every CTE materialised first: asked again after a value error (run()). */
-const fencedTranslations = new TranslationCache((ast, catalog, maxRows, paramTypes) =>
-  generateDuckDb(ast, maxRows === undefined ? { catalog, paramTypes, materialiseCtes: true } : { catalog, maxRows, paramTypes, materialiseCtes: true }),
-);
+const fencedTranslations = translationCache(true);
 
 /** An error raised by evaluating a value (a cast, a parse, an overflow, error()), as DuckDB words it. */
 function isValueError(e: unknown): boolean {
@@ -137,14 +140,12 @@ export class DuckDbQueryRunner implements QueryEngine {
       const duckTypes = result.columnTypes();
       const types = generated.columns.map((c) => c.type);
       const encode = chunkEncoder(names, duckTypes, types);
-      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-      const memory = options.memory;
+      const meter = new ResultMeter(options);
       const rows: Record<string, JsonValue>[] = [];
-      let bytes = 0;
       for (;;) {
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) break;
-        if (!Number.isFinite(maxBytes) && memory === undefined) {
+        if (!meter.counting) {
           encode(chunk, 0, chunk.rowCount, rows);
           continue;
         }
@@ -154,10 +155,8 @@ export class DuckDbQueryRunner implements QueryEngine {
         for (let from = 0; from < chunk.rowCount; from += SIZE_CHECK_ROWS) {
           const before = rows.length;
           encode(chunk, from, Math.min(chunk.rowCount, from + SIZE_CHECK_ROWS), rows);
-          for (let r = before; r < rows.length && bytes <= maxBytes; r++) bytes = jsonSizeBeyond(rows[r], maxBytes, bytes);
-          if (bytes > maxBytes) throw resultTooLarge(maxBytes);
-          // Throws OVERLOADED when other results hold the rest of the pool; run() releases.
-          memory?.hold(bytes);
+          // Throws past the cap or when other results hold the rest of the pool; run() releases.
+          meter.count(rows, before);
         }
       }
       return { rows, columns: names, warnings: generated.warnings };
