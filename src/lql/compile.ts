@@ -155,6 +155,13 @@ type Bind = (value: string) => Expr;
 function filterExpr(rule: FilterRule, bind: Bind, fieldType: VType | undefined): Expr {
   const column = pathColumn(rule.path);
   const isNullCheck = rule.operator === '=' && rule.value.type === 'null';
+  // As Logflare: a record (map) matches no value; say so rather than match nothing.
+  if (fieldType?.k === 'record' && !isNullCheck) {
+    throw new QuarryError(
+      'INVALID_QUERY',
+      `Field \`${rule.path}\` is a record (a map of fields), which cannot be compared with a value: filter one of its fields, such as \`${rule.path}.${Object.keys(fieldType.fields)[0] ?? 'name'}\` (in LQL clause \`${rule.source.text}\`)`,
+    );
+  }
   const positive = positiveExpr(rule, column, bind, fieldType);
   if (!rule.negate) return positive;
   // NOT on a NULL field is NULL, which would drop the row: a negated filter keeps rows where the

@@ -151,7 +151,9 @@ export interface SelectItem {
 export type TableFactor =
   | { readonly kind: 'table'; readonly name: string; readonly alias?: string }
   | { readonly kind: 'derived'; readonly query: Query; readonly alias?: string }
-  | { readonly kind: 'unnest'; readonly expr: Expr; readonly alias?: string };
+  | { readonly kind: 'unnest'; readonly expr: Expr; readonly alias?: string }
+  /** A parenthesised join tree, `a LEFT JOIN (b CROSS JOIN UNNEST(b.m) AS m) ON ...` (no alias). */
+  | { readonly kind: 'nested'; readonly from: From; readonly alias?: undefined };
 
 export interface Join {
   readonly type: 'cross' | 'inner' | 'left' | 'right' | 'full';

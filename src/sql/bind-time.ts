@@ -249,6 +249,10 @@ class Folder {
         const expr = this.expr(t.expr, 'value');
         return expr === t.expr ? t : { ...t, expr };
       }
+      case 'nested': {
+        const from = this.from(t.from);
+        return from === t.from ? t : { ...t, from };
+      }
       default:
         return assertNever(t);
     }

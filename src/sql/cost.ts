@@ -77,7 +77,12 @@ function fromCost(from: From, scope: Scope): QueryCost {
     cost = plus(cost, factorCost(j.table, scope));
     if (j.on) cost = plus(cost, exprCost(j.on, scope));
   }
-  return { ...cost, joins: Math.max(cost.joins, 1 + from.joins.length) };
+  return { ...cost, joins: Math.max(cost.joins, items(from)) };
+}
+
+/** The items a FROM clause joins, those of parenthesised joins included. */
+function items(from: From): number {
+  return [from.first, ...from.joins.map((j) => j.table)].reduce((n, f) => n + (f.kind === 'nested' ? items(f.from) : 1), 0);
 }
 
 function factorCost(f: TableFactor, scope: Scope): QueryCost {
@@ -91,6 +96,8 @@ function factorCost(f: TableFactor, scope: Scope): QueryCost {
       return queryCost(f.query, scope);
     case 'unnest':
       return exprCost(f.expr, scope);
+    case 'nested':
+      return fromCost(f.from, scope);
     default:
       return assertNever(f);
   }

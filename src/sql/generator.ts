@@ -412,6 +412,8 @@ export abstract class SqlPrinter {
       }
       case 'isNull':
         return `(${this.expr(e.expr)} IS ${not(e.negated)}NULL)`;
+      case 'present':
+        return `(${this.expr(e.value)} IS NOT NULL)`;
       case 'isBool':
         return `(${this.expr(e.expr)} IS ${not(e.negated)}${e.value ? 'TRUE' : 'FALSE'})`;
       case 'distinctFrom':

@@ -313,6 +313,8 @@ function convertJoin(v: unknown): Join {
     return frozen({ type, table });
   }
   const [ck, cp] = variant(constraint);
+  // BigQuery's `LEFT JOIN UNNEST(x) AS y` needs no ON (it joins each row to its own elements).
+  if (ck === 'None' && table.kind === 'unnest') return frozen({ type, table });
   if (ck === 'On') return frozen({ type, table, on: convertExpr(cp) });
   if (ck === 'Using') return frozen({ type, table, using: frozen(arr(cp).map((n) => objectName(n))) });
   throw notAllowed(`${ck.toUpperCase()} join`);
@@ -345,14 +347,16 @@ function tableFactor(v: unknown): TableFactor {
       if (exprs.length !== 1) throw notAllowed('UNNEST of several arrays');
       return withAlias({ kind: 'unnest', expr: convertExpr(exprs[0]) }, tableAlias(t.alias));
     }
-    case 'NestedJoin':
-      throw notAllowed('parenthesised joins');
+    case 'NestedJoin': {
+      if (present(t.alias)) throw notAllowed('an alias on a parenthesised join');
+      return frozen({ kind: 'nested', from: convertFrom([t.table_with_joins]) });
+    }
     default:
       throw notAllowed(`${statementName(k)} in FROM`);
   }
 }
 
-function withAlias(factor: TableFactor, alias: string | undefined): TableFactor {
+function withAlias(factor: Exclude<TableFactor, { kind: 'nested' }>, alias: string | undefined): TableFactor {
   return frozen(alias === undefined ? factor : { ...factor, alias });
 }
 

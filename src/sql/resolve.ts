@@ -21,6 +21,7 @@
 import { QuarryError } from '../errors.ts';
 import { allColumns } from '../storage/overflow.ts';
 import type { CastType, DatePart, Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
+import { and, presence, scalarWithoutFrom, withoutImpliedPresence } from './presence.ts';
 import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
   freeze,
@@ -214,7 +215,7 @@ class Resolver {
 
   private select(s: Select, env: CteEnv, outer: Scope | undefined): { body: RSelect; columns: readonly OutColumn[]; scope: Scope } {
     const scope = new Scope(outer, env);
-    const from = s.from ? this.from(s.from, env, scope) : undefined;
+    const resolvedFrom = s.from ? this.from(s.from, env, scope) : undefined;
     const aliases = new Map<string, SelectAlias>();
     let anonymous = 0;
     const items = s.columns.map((item, i) => {
@@ -229,7 +230,10 @@ class Resolver {
       return freeze({ expr, name });
     });
     // WHERE cannot see select-list aliases: resolve it before they join the scope.
-    const where = s.where ? this.expr(s.where, scope, false) : undefined;
+    const written = s.where ? this.expr(s.where, scope, false) : undefined;
+    const pruned = resolvedFrom ? withoutImpliedPresence(resolvedFrom.from, resolvedFrom.filter, written) : undefined;
+    const from = pruned?.from;
+    const where = pruned?.filter && written ? and(pruned.filter, written) : (pruned?.filter ?? written);
     scope.selectAliases = aliases;
     const groupBy = s.groupBy.map((g) => this.groupItem(g, scope));
     const body: RSelect = freeze({
@@ -272,10 +276,74 @@ class Resolver {
   // -------------------------------------------------------------------------------------------
   // FROM
 
-  private from(from: From, env: CteEnv, scope: Scope): RFrom {
-    const first = this.factor(from.first, 'cross', undefined, env, scope);
-    const joins = from.joins.map((j) => this.join(j.table, j.type, j.on, j.using, env, scope));
-    return freeze({ first: first.factor, joins: freeze(joins) });
+  /**
+   * The FROM, and the filter that goes with it: the presence of a record its first item unnests
+   * (`FROM UNNEST(e.record)`), and the conditions of parenthesised joins that were flattened.
+   * A parenthesised join tree first in FROM, or joined by an inner or cross join, is the same
+   * joins in sequence with its condition applied after them; one joined by LEFT JOIN may hold one
+   * table and record UNNESTs of it, which become that table's left join (the UNNESTs name
+   * records and require them present, under the join's condition).
+   */
+  private from(from: From, env: CteEnv, scope: Scope): { from: RFrom; filter: RExpr | undefined } {
+    if (hasNested(from) && sideJoin(from)) {
+      throw new QuarryError('QUERY_NOT_ALLOWED', 'RIGHT and FULL joins are not supported together with a parenthesised join: write the parenthesised part as a subquery');
+    }
+    let first: RFactor | undefined;
+    const joins: RJoin[] = [];
+    const filters: RExpr[] = [];
+    const add = (f: TableFactor, type: RJoin['type'], on: Expr | undefined, using: readonly string[] | undefined, into: Scope): void => {
+      if (f.kind === 'nested') {
+        if (using) throw new QuarryError('QUERY_NOT_ALLOWED', 'JOIN ... USING with a parenthesised join: write ON with the columns instead');
+        // Names inside the parentheses see only the tree's own items (and enclosing queries).
+        const inner = new Scope(into.parent, into.ctes);
+        if (first === undefined || type === 'cross' || type === 'inner') {
+          add(f.from.first, 'cross', undefined, undefined, inner);
+          for (const j of f.from.joins) add(j.table, j.type, j.on, j.using, inner);
+          mergeScope(into, inner);
+          if (on) filters.push(this.expr(on, into, false));
+          return;
+        }
+        const join = this.leftNested(f.from, env, inner);
+        mergeScope(into, inner);
+        const condition = on ? this.expr(on, into, false) : undefined;
+        joins.push(freeze({ ...join, on: join.on && condition ? and(join.on, condition) : (join.on ?? condition) }));
+        return;
+      }
+      if (first === undefined) {
+        const r = this.factor(f, 'cross', undefined, env, into);
+        first = r.factor;
+        if (r.onResolved) filters.push(r.onResolved);
+        return;
+      }
+      joins.push(this.join(f, type, on, using, env, into));
+    };
+    add(from.first, 'cross', undefined, undefined, scope);
+    for (const j of from.joins) add(j.table, j.type, j.on, j.using, scope);
+    const filter = filters.length === 0 ? undefined : filters.reduce((a, b) => and(a, b));
+    return { from: freeze({ first: first!, joins: freeze(joins) }), filter };
+  }
+
+  /**
+   * `LEFT JOIN (t CROSS JOIN UNNEST(t.record) AS r ...)` as one left join of t, requiring the
+   * records present; the caller adds the join's own condition.
+   */
+  private leftNested(from: From, env: CteEnv, scope: Scope): RJoin {
+    const unsupported = () =>
+      new QuarryError(
+        'QUERY_NOT_ALLOWED',
+        'LEFT JOIN of a parenthesised join is supported for one table and UNNESTs of its records; write the parenthesised part as a subquery',
+      );
+    if (from.first.kind !== 'table' && from.first.kind !== 'derived') throw unsupported();
+    const table = this.factor(from.first, 'left', undefined, env, scope);
+    const conditions: RExpr[] = [];
+    for (const j of from.joins) {
+      if (j.table.kind !== 'unnest' || (j.type !== 'cross' && j.type !== 'inner') || j.using) throw unsupported();
+      const u = this.unnest(j.table, 'cross', j.on, scope);
+      if (u.factor.kind !== 'unnestRecord') throw unsupported();
+      if (u.onResolved) conditions.push(u.onResolved);
+    }
+    const condition = conditions.length === 0 ? undefined : conditions.reduce((a, b) => and(a, b));
+    return freeze({ type: 'left', factor: table.factor, on: condition, using: undefined });
   }
 
   private join(f: TableFactor, type: RJoin['type'], on: Expr | undefined, using: readonly string[] | undefined, env: CteEnv, scope: Scope): RJoin {
@@ -287,6 +355,7 @@ class Resolver {
 
   private factor(f: TableFactor, joinType: RJoin['type'], on: Expr | undefined, env: CteEnv, scope: Scope): { factor: RFactor; onResolved?: RExpr } {
     if (f.kind === 'unnest') return this.unnest(f, joinType, on, scope);
+    if (f.kind === 'nested') throw new QuarryError('INVALID_QUERY', 'a parenthesised join cannot stand here');
     let entry: ScopeRange;
     let query: RQuery | undefined;
     if (f.kind === 'derived') {
@@ -323,10 +392,13 @@ class Resolver {
     if (!onTrue && keepEmpty) throw new QuarryError('QUERY_NOT_ALLOWED', 'LEFT JOIN UNNEST supports only ON TRUE');
     const array = this.expr(f.expr, scope, false);
     let factor: RFactor;
+    let present: RExpr | undefined;
     if (array.type.k === 'record' || array.type.k === 'missing') {
-      // A record is one object per row: the alias simply names it.
+      // A record is one object per row: the alias simply names it. As in BigQuery, a CROSS JOIN of
+      // a record the event did not carry gives no row; LEFT JOIN keeps the event.
       scope.values.push({ name, written, value: array });
       factor = freeze({ kind: 'unnestRecord', value: array });
+      if (!keepEmpty) present = presence(array);
     } else if (array.type.k === 'scalar') {
       throw new QuarryError('INVALID_QUERY', `UNNEST expects an array, got a ${array.type.t.toUpperCase()} value`);
     } else {
@@ -336,7 +408,8 @@ class Resolver {
       factor = freeze({ kind: 'unnestList', range, array, keepEmpty });
     }
     // JOIN UNNEST(...) ON cond: the condition filters the unnested rows.
-    return { factor, onResolved: onTrue ? undefined : this.expr(on!, scope, false) };
+    const condition = onTrue ? undefined : this.expr(on!, scope, false);
+    return { factor, onResolved: present && condition ? and(present, condition) : (present ?? condition) };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -361,25 +434,32 @@ class Resolver {
           throw new QuarryError('INVALID_QUERY', `Name ${path[1]} not found inside ${path[0]}`);
         }
       }
-      const matches: { written: string; value: RExpr }[] = [];
+      const columns: { written: string; value: RExpr }[] = [];
       for (const range of s.ranges) {
         const col = findName(
           range.columns.map((c) => [c.name, c] as const),
           path[0]!,
         );
-        if (col) matches.push({ written: `${range.range.alias}.${col[0]}`, value: columnOf(range.range, col[1]) });
+        if (col) columns.push({ written: `${range.range.alias}.${col[0]}`, value: columnOf(range.range, col[1]) });
       }
-      // A value table's fields are columns too.
+      // A value table's fields are columns too, but a table's own column wins over them: Studio's
+      // `select timestamp from auth_logs cross join unnest(metadata) as metadata` means the event's
+      // time even when metadata carries a `timestamp` of its own (docs/SQL.md, "Names").
+      const fields: { written: string; value: RExpr }[] = [];
       for (const v of s.values) {
         const t = v.value.type;
         if (t.k !== 'record') continue;
         const field = findName(Object.entries(t.fields), path[0]!);
-        if (field) matches.push({ written: `${v.written}.${field[0]}`, value: fieldOf(v.value, field[0], field[1]) });
+        if (field) fields.push({ written: `${v.written}.${field[0]}`, value: fieldOf(v.value, field[0], field[1]) });
       }
+      const matches = columns.length > 0 ? columns : fields;
       if (matches.length > 1) {
         throw new QuarryError('INVALID_QUERY', `Column name ${path[0]} is ambiguous: it may be ${matches.map((m) => m.written).join(' or ')}`);
       }
       if (matches.length === 1) return this.fields(matches[0]!.value, rest, path);
+      // A range variable on its own is its row, as a STRUCT (`select pgl as raw_log_data`).
+      const row = path.length === 1 ? s.ranges.find((r) => r.names.includes(head)) : undefined;
+      if (row) return rowStruct(row);
     }
     if (!aliasesFirst && path.length === 1 && scope.selectAliases?.has(head)) return scope.selectAliases.get(head)!.expr;
     // A source table whose events never carried this top-level key yet: NULL, not an error.
@@ -497,7 +577,7 @@ class Resolver {
       case 'subquery': {
         const query = this.query(e.query, scope.ctes, scope);
         if (query.columns.length !== 1) throw new QuarryError('INVALID_QUERY', 'A scalar subquery must return exactly one column');
-        return freeze({ kind: 'subquery', query, type: query.columns[0]!.type });
+        return scalarWithoutFrom(query) ?? freeze({ kind: 'subquery', query, type: query.columns[0]!.type });
       }
       case 'array': {
         const elements = e.elements.map((x) => this.expr(x, scope, aliasesFirst));
@@ -553,6 +633,12 @@ class Resolver {
     const name = call.name as FunctionName;
     const upper = name.toUpperCase();
     const args = call.args.map((a, i) => this.argument(a, def.args[i] ?? 'any', upper, i, scope, aliasesFirst));
+    // A record is BigQuery's REPEATED RECORD of one: `COALESCE(jwt.apikey, [])`, Studio's guard
+    // for an absent one, is the record itself (absent, it unnests to no element), as is a field
+    // no event has carried yet.
+    const first = args[0];
+    const guarded = first !== undefined && ((first.type.k === 'record' && !first.type.value) || first.type.k === 'missing');
+    if (name === 'coalesce' && guarded && args.slice(1).every((a) => a.kind === 'array' && a.elements.length === 0)) return first;
     if (name === 'approx_quantiles') {
       const n = call.args[1];
       if (!isIntLiteral(n) || Number(n.value) < 1 || Number(n.value) > 1000) {
@@ -686,3 +772,25 @@ function binary(op: Extract<Expr, { kind: 'binary' }>['op'], l: RExpr, r: RExpr)
   }
 }
 
+function rowStruct(row: ScopeRange): RExpr {
+  const fields = row.columns.map((c) => freeze({ name: c.name, value: columnOf(row.range, c) }));
+  return freeze({ kind: 'struct', fields: freeze(fields), type: recordOf(Object.fromEntries(fields.map((f) => [f.name, f.value.type])), true) });
+}
+
+/** The items of a parenthesised join join the enclosing FROM's scope. */
+function mergeScope(into: Scope, inner: Scope): void {
+  for (const r of inner.ranges) {
+    if (into.ranges.some((x) => x.range.alias === r.range.alias)) throw new QuarryError('INVALID_QUERY', `Duplicate table alias ${r.range.alias}`);
+    into.ranges.push(r);
+  }
+  into.values.push(...inner.values);
+}
+
+function hasNested(from: From): boolean {
+  return [from.first, ...from.joins.map((j) => j.table)].some((f) => f.kind === 'nested');
+}
+
+/** A RIGHT or FULL join anywhere in the FROM, parenthesised parts included. */
+function sideJoin(from: From): boolean {
+  return from.joins.some((j) => j.type === 'right' || j.type === 'full' || (j.table.kind === 'nested' && sideJoin(j.table.from))) || (from.first.kind === 'nested' && sideJoin(from.first.from));
+}

@@ -71,6 +71,11 @@ export type RExpr =
       readonly type: VType;
     }
   | { readonly kind: 'isNull'; readonly expr: RExpr; readonly negated: boolean; readonly type: VType }
+  /**
+   * The event carried this record (`CROSS JOIN UNNEST(record)` keeps only such rows, as in
+   * BigQuery). Engines test the presence marker storage writes into every record (src/storage/presence.ts).
+   */
+  | { readonly kind: 'present'; readonly value: RExpr; readonly type: VType }
   | { readonly kind: 'isBool'; readonly expr: RExpr; readonly value: boolean; readonly negated: boolean; readonly type: VType }
   | { readonly kind: 'distinctFrom'; readonly left: RExpr; readonly right: RExpr; readonly negated: boolean; readonly type: VType }
   | { readonly kind: 'inList'; readonly expr: RExpr; readonly list: readonly RExpr[]; readonly negated: boolean; readonly type: VType }
@@ -241,6 +246,8 @@ export function children(e: RExpr): { exprs: readonly RExpr[]; queries: readonly
     case 'extract':
     case 'field':
       return { exprs: [e.expr], queries: [] };
+    case 'present':
+      return { exprs: [e.value], queries: [] };
     case 'func': {
       const exprs = [...e.args, ...e.orderBy.map((o) => o.expr)];
       if (e.limit) exprs.push(e.limit);

@@ -125,11 +125,14 @@ export function limitCteToTopN(q: RQuery): RQuery {
   const s = q.body;
   const limit = q.limit;
   if (q.with.length === 0 || q.orderBy.length === 0 || q.offset || s.kind !== 'select' || !s.from || !plain(s)) return q;
-  if (s.where && !rowLocal(s.where)) return q;
   if (limit?.kind !== 'literal' || limit.value.type !== 'number' || !/^\d+$/.test(limit.value.value)) return q;
   const first = s.from.first;
   if (first.kind !== 'range' || first.range.kind !== 'cte') return q;
-  if (!s.from.joins.every((j) => j.factor.kind === 'unnestRecord' && j.on === undefined && j.using === undefined)) return q;
+  if (!s.from.joins.every((j) => j.factor.kind === 'unnestRecord' && j.using === undefined)) return q;
+  // A record UNNEST's condition (the record's presence) filters rows as the WHERE clause does.
+  const filters = [...s.from.joins.flatMap((j) => (j.on ? [j.on] : [])), ...(s.where ? [s.where] : [])];
+  const outerFilter = filters.length === 0 ? undefined : filters.reduce((a, b) => freeze<RExpr>({ kind: 'binary', op: 'and', left: a, right: b, type: scalar('bool') }));
+  if (outerFilter && !rowLocal(outerFilter)) return q;
   const range = first.range;
   const index = q.with.findIndex((c) => c.name === range.cte);
   const cte = q.with[index];
@@ -149,8 +152,8 @@ export function limitCteToTopN(q: RQuery): RQuery {
   }
   // The outer filter, in the CTE's own terms, is applied before the CTE's top n (and stays outside).
   let body: RSelect = cte.query.body;
-  if (s.where) {
-    const filter = throughCte(s.where, range, items);
+  if (outerFilter) {
+    const filter = throughCte(outerFilter, range, items);
     if (!filter) return q;
     const where = body.where ? freeze<RExpr>({ kind: 'binary', op: 'and', left: body.where, right: filter, type: scalar('bool') }) : filter;
     body = freeze({ ...body, where });

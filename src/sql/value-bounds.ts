@@ -153,8 +153,9 @@ function visit(node: unknown, limits: ValueLimits, limit: number): unknown {
 
 function visitSelect(select: Select, limits: ValueLimits, limit: number): Select {
   const from = select.from as From;
-  const first = visit(from.first, limits, limit) as TableFactor;
   const perRow = <T>(x: T): T => visit(x, limits, limits.perRow) as T;
+  // A parenthesised join holds items joined for every row: all of it is held to the per-row limit.
+  const first = from.first.kind === 'nested' ? perRow(from.first) : (visit(from.first, limits, limit) as TableFactor);
   // An UNNEST that reads no column is computed once, wherever it is joined.
   const joins = from.joins.map((j) => (j.table.kind === 'unnest' && !readsColumns(j.table.expr) ? (visit(j, limits, limit) as Join) : perRow(j)));
   const next: Select = {

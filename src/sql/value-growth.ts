@@ -129,11 +129,23 @@ function measureSelect(select: Select, parent: Scope, limits: GrowthLimits): Col
 function measureFrom(from: From, parent: Scope, limits: GrowthLimits): Scope {
   const items: Item[] = [];
   const perRow: Scope = { ctes: parent.ctes, items, outer: parent, limit: Math.min(parent.limit, limits.perRow) };
-  items.push(measureFactor(from.first, { ...parent, items: [], outer: parent }, limits));
+  const add = (f: TableFactor, scope: Scope): void => {
+    if (f.kind !== 'nested') {
+      items.push(measureFactor(f, scope, limits));
+      return;
+    }
+    // A parenthesised join's items are joined for every row of what is left of it.
+    add(f.from.first, scope);
+    for (const j of f.from.joins) {
+      add(j.table, perRow);
+      if (j.on) measure(j.on, perRow, limits);
+    }
+  };
+  add(from.first, { ...parent, items: [], outer: parent });
   for (const j of from.joins) {
     // An UNNEST that reads no column is computed once, as the first item is.
     const once = j.table.kind === 'unnest' && !readsColumns(j.table.expr);
-    items.push(measureFactor(j.table, once ? { ...parent, items: [], outer: parent } : perRow, limits));
+    add(j.table, once ? { ...parent, items: [], outer: parent } : perRow);
     if (j.on) measure(j.on, perRow, limits);
   }
   return perRow;
@@ -150,6 +162,8 @@ function measureFactor(f: TableFactor, scope: Scope, limits: GrowthLimits): Item
       return { alias: f.alias?.toLowerCase(), columns: measureQuery(f.query, { ...scope, outer: scope }, limits) };
     case 'unnest':
       return { alias: f.alias?.toLowerCase(), columns: { names: [], sizes: [], rest: elementOf(measure(f.expr, scope, limits)), open: true } };
+    case 'nested':
+      throw new Error('measureFrom adds the items of a parenthesised join one by one');
     default:
       return assertNever(f);
   }

@@ -65,6 +65,9 @@ function walkFactor(f: TableFactor, visitor: Visitor, scope: ReadonlySet<string>
     case 'unnest':
       walkExpr(f.expr, visitor, scope);
       return;
+    case 'nested':
+      walkFrom(f.from, visitor, scope);
+      return;
     default:
       assertNever(f);
   }

@@ -32,6 +32,11 @@ export interface SourceTable {
   /** Physical table name in the engine. */
   table: string;
   schema: TableSchema;
+  /**
+   * Some rows may lack the presence markers of their records (src/storage/presence.ts): a
+   * ClickHouse table written before markers existed. Queries then test a record's presence the slow way.
+   */
+  unmarkedRecords?: true;
 }
 
 /** Looks up sources by name for the SQL layer (saved queries name sources, callers name CTEs). */

@@ -99,7 +99,7 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
   },
   {
     name: 'order by a position and nulls last',
-    sql: "select id, m.request.method from edge_logs cross join unnest(metadata) as m where id in ('e1', 'e8') order by 2 desc nulls last",
+    sql: "select id, m.request.method from edge_logs left join unnest(metadata) as m on true where id in ('e1', 'e8') order by 2 desc nulls last",
     expect: rows(['id', 'method'], ['e1', 'GET'], ['e8', null]),
   },
   {
@@ -242,5 +242,49 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
     name: 'booleans and floats encode as JSON values',
     sql: "select true as b, 1.5 as f, cast(null as string) as n, m.response.origin_time as o from edge_logs cross join unnest(metadata) as m where id = 'e1'",
     expect: rows(['b', 'f', 'n', 'o'], [true, 1.5, null, 1.5]),
+  },
+  // Parenthesised joins and record presence (BigQuery: CROSS JOIN UNNEST of an absent record drops the row)
+  {
+    name: 'LEFT JOIN of a parenthesised join of a table and its record UNNEST',
+    sql: `select e.id, a.id as aid, am.level from edge_logs e
+  cross join unnest(e.metadata) as m cross join unnest(m.response) as r
+  left join (auth_logs a cross join unnest(a.metadata) as am) on am.status = r.status_code
+order by e.id`,
+    expect: rows(['id', 'aid', 'level'], ['e1', 'a1', 'info'], ['e2', null, null], ['e3', 'a2', 'error'], ['e4', null, null], ['e5', 'a1', 'info'], ['e7', null, null]),
+  },
+  {
+    name: 'inner JOIN of a parenthesised join',
+    sql: 'select e.id, a.id as aid from edge_logs e join (auth_logs a cross join unnest(a.metadata) as am) on am.status = e.metadata.response.status_code order by e.id',
+    expect: rows(['id', 'aid'], ['e1', 'a1'], ['e3', 'a2'], ['e5', 'a1']),
+  },
+  {
+    name: 'a parenthesised join first in FROM',
+    sql: 'select count(*) as n from (edge_logs e cross join unnest(e.metadata) as m)',
+    expect: rows(['n'], [6]),
+  },
+  {
+    name: 'a record UNNEST in a correlated subquery gives no row for an event without the record',
+    sql: "select id, (select r.status_code from unnest(e.metadata) as m, unnest(m.response) as r) as s from edge_logs e where id in ('e1', 'e8') order by id",
+    expect: rows(['id', 's'], ['e1', 200], ['e8', null]),
+  },
+  {
+    name: 'a filter on a field of the record keeps the same rows (the presence test is implied)',
+    sql: 'select count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r where r.status_code >= 0',
+    expect: rows(['n'], [6]),
+  },
+  {
+    name: 'an OR that does not imply the record still drops the event without it',
+    sql: "select count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r where r.status_code >= 0 or id = 'e8'",
+    expect: rows(['n'], [6]),
+  },
+  {
+    name: 'RIGHT JOIN beside a parenthesised join is refused, naming the way out',
+    sql: 'select a.id from auth_logs a right join (edge_logs b cross join unnest(b.metadata) as m) on a.id = b.id',
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /parenthesised join: write the parenthesised part as a subquery/ },
+  },
+  {
+    name: 'LEFT JOIN of a parenthesised join with a list UNNEST is refused, naming the way out',
+    sql: 'select a.id from auth_logs a left join (edge_logs b cross join unnest(b.metadata.tags) as tag) on a.id = b.id',
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /write the parenthesised part as a subquery/ },
   },
 ];

@@ -27,7 +27,7 @@ describe('LQL values typed by the stored field', () => {
     await ingest(s, 'cloudflare.logs.prod', [
       edge('a', 1, { user_id: '12345', tags: ['500', 'prod'], codes: [200, 404], flag: true, status: 200, ratio: 0.5 }),
       edge('b', 2, { user_id: 'abc', tags: ['x'], codes: [500], flag: false, status: 500, ratio: 1.5 }),
-      edge('c', 3, { user_id: '012345', tags: [], codes: [], flag: true, status: 404, ratio: 2 }),
+      edge('c', 3, { user_id: '012345', tags: [], codes: [], flag: true, status: 404, ratio: 2, config: { region: 'eu' } }),
     ]);
   });
   after(() => s.close());
@@ -65,4 +65,18 @@ describe('LQL values typed by the stored field', () => {
       assert.ok(message.includes(`\`${field}\``) && message.includes(type) && message.includes(`\`${value}\``), message);
     });
   }
+
+  for (const clause of ['m.config:eu', 'm.config:~eu', '-m.config:eu', 'm.config:>1']) {
+    test(`${clause}: a record compared with a value is a 400 saying so, as Logflare`, async () => {
+      const r = await query(s, 'logs.all', { project: P, lql: `f:edge_logs ${clause}` });
+      assert.equal(r.status, 400, JSON.stringify(r.rows));
+      assert.equal(r.error?.code, 'INVALID_QUERY');
+      assert.match(r.error?.message ?? '', /Field `metadata\.config` is a record \(a map of fields\).*`metadata\.config\.region`/);
+    });
+  }
+
+  test('its fields filter as usual, and NULL tests the record itself', async () => {
+    assert.deepEqual(await ids('m.config.region:eu'), ['c']);
+    assert.deepEqual(await ids('m.config:NULL'), ['a', 'b']);
+  });
 });

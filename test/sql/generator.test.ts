@@ -78,9 +78,9 @@ describe('a second dialect over the base generator', () => {
     assert.match(g.sql, /SELECT `c`\.`host` AS `host`, `e`\.`metadata`\.`request`\.`path` AS `path`/);
   });
 
-  test('a subquery whose FROM is only a record UNNEST has no FROM clause of its own', () => {
+  test('a scalar subquery whose FROM is only record UNNESTs is its value, under the records\' presence', () => {
     const g = toy('select id, (select m.request.method from unnest(e.metadata) as m) as v from edge_logs e');
-    assert.match(g.sql, /\(SELECT `e`\.`metadata`\.`request`\.`method` AS `method`\)/);
+    assert.match(g.sql, /\(CASE WHEN \(`e`\.`metadata` IS NOT NULL\) THEN `e`\.`metadata`\.`request`\.`method` END\) AS `v`/);
   });
 
   test('a function the dialect marks unsupported is QUERY_NOT_ALLOWED there', () => {

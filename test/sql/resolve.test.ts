@@ -58,12 +58,15 @@ describe('value tables', () => {
     );
   });
 
-  test('a column and a value-table field of the same name are ambiguous', () => {
-    rejects(
-      "with x as (select 'a' as level) select level from x, function_logs f cross join unnest(f.metadata) as m",
-      'INVALID_QUERY',
-      /Column name level is ambiguous: it may be x\.level or m\.level/,
-    );
+  test("a table's column wins over a value-table field of the same name", () => {
+    const s = selectOf(resolve("with x as (select 'a' as level) select level from x, function_logs f cross join unnest(f.metadata) as m"));
+    assert.equal(reads(s.columns[0]!.expr), 'cte:x.level');
+    const t = selectOf(resolve('select timestamp from function_logs cross join unnest(metadata) as metadata'));
+    assert.equal(reads(t.columns[0]!.expr), 'cte:function_logs.timestamp');
+  });
+
+  test('two tables that both have the column are still ambiguous', () => {
+    rejects('select id from function_logs a, function_logs b cross join unnest(b.metadata) as m', 'INVALID_QUERY', /Column name id is ambiguous: it may be a\.id or b\.id/);
   });
 
   test('the elements of a list of records are a value table too', () => {

@@ -40,6 +40,21 @@ const attacks: Attack[] = [
   { name: 'another source by backtick name', sql: 'select token from `secret.logs`', engine: leak },
   { name: 'another source by physical table name', sql: 'select token from src_secret', engine: leak },
   { name: "the endpoint's own source, bypassing its CTE", sql: 'select id from `cloudflare.logs.prod`', engine: 'SELECT id FROM src_secret' },
+  {
+    name: 'another source inside a parenthesised join',
+    sql: 'select s.token from edge_logs e join (`secret.logs` s cross join unnest([1]) as x) on true',
+    engine: leak,
+  },
+  {
+    name: 'another source inside a LEFT JOIN of a parenthesised join',
+    sql: 'select s.token from edge_logs e left join (src_secret s cross join unnest(s.token) as x) on true',
+    engine: leak,
+  },
+  {
+    name: 'a table function in a parenthesised join first in FROM',
+    sql: 'select 1 as one from (edge_logs e cross join duckdb_tables() d)',
+    engine: 'SELECT table_name FROM duckdb_tables()',
+  },
   { name: 'schema-qualified table', sql: 'select token from main.src_secret', engine: 'SELECT token FROM main.src_secret' },
   { name: 'catalog-qualified table', sql: 'select token from memory.main.src_secret', engine: 'SELECT token FROM memory.main.src_secret' },
   { name: 'information_schema.tables', sql: 'select table_name from information_schema.tables', engine: 'SELECT table_name FROM information_schema.tables' },

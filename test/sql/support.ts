@@ -4,6 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type DuckDb, openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { duckDbType, markedExpression } from '../../src/engines/duckdb/types.ts';
 import { baseColumns, type Catalog, type FieldType, type SourceTable, type TableSchema } from '../../src/storage/schema.ts';
 
 export const str: FieldType = { kind: 'scalar', type: 'string' };
@@ -41,7 +42,8 @@ export function duckType(t: FieldType): string {
 }
 
 export async function createSourceTable(conn: DuckDBConnection, source: SourceTable): Promise<void> {
-  const cols = Object.entries(source.schema.columns).map(([k, v]) => `${q(k)} ${duckType(v)}`);
+  // As storage stores them: records with their presence markers (src/storage/presence.ts).
+  const cols = Object.entries(source.schema.columns).map(([k, v]) => `${q(k)} ${duckDbType(v)}`);
   await conn.run(`CREATE TABLE ${q(source.table)} (${cols.join(', ')})`);
 }
 
@@ -63,7 +65,7 @@ export async function insertEvents(conn: DuckDBConnection, source: SourceTable, 
   const structure = JSON.stringify([jsonStructure({ kind: 'record', fields: source.schema.columns })]);
   const names = Object.keys(source.schema.columns);
   await conn.run(
-    `INSERT INTO ${q(source.table)} (${names.map(q).join(', ')}) SELECT ${names.map((k) => `r.${q(k)}`).join(', ')} FROM (SELECT unnest(json_transform(CAST($rows AS JSON), $structure)) AS r)`,
+    `INSERT INTO ${q(source.table)} (${names.map(q).join(', ')}) SELECT ${names.map((k) => markedExpression(`r.${q(k)}`, source.schema.columns[k] as FieldType)).join(', ')} FROM (SELECT unnest(json_transform(CAST($rows AS JSON), $structure)) AS r)`,
     { rows: JSON.stringify(events), structure },
   );
 }

@@ -7,6 +7,7 @@
  * string field that were stored with another type as their text.
  */
 import type { VType } from '../../sql/types.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
 import type { JsonValue } from '../query-engine.ts';
 
 type Raw = JsonValue | undefined;
@@ -39,6 +40,8 @@ export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue
       const obj: { [key: string]: JsonValue } = {};
       let any = false;
       for (const [k, v] of Object.entries(value)) {
+        // Storage's presence marker (src/storage/presence.ts) is never shown.
+        if (k === PRESENCE_KEY) continue;
         const member = encodeValue(v, type.fields[k] ?? { k: 'unknown' }, false);
         if (member === null) continue;
         obj[k] = member;
@@ -47,7 +50,7 @@ export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue
       // A STRUCT value is an object; a record nested in an event is BigQuery's one-element
       // REPEATED RECORD, an array (an absent one, an empty sub-object here, is NULL).
       if (type.value) return obj;
-      if (!any) return null;
+      if (!any && !(PRESENCE_KEY in value)) return null;
       return inList ? obj : [obj];
     }
     case 'missing':

@@ -15,6 +15,7 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
+import { constantFormat, type Field, formatPieces, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './client.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
@@ -97,11 +98,130 @@ function captureGroups(call: RFunc): number {
   return m ? m.length : 0;
 }
 
-/** A strftime-style format (BigQuery's) in ClickHouse's formatDateTime spelling. */
-function strftime(call: RFunc, i: number): string {
-  const f = call.args[i];
-  if (f?.kind !== 'literal' || f.value.type !== 'string') return "'%Y-%m-%d %H:%i:%S'";
-  return quoteString(f.value.value.replaceAll('%M', '%i').replaceAll('%T', '%H:%i:%S').replaceAll('%F', '%Y-%m-%d'));
+/** How FORMAT_* writes each field (time-format.ts): a formatDateTime specifier, or an expression of the value. */
+interface FormatValue {
+  /** The value whose digits are written (a TIMESTAMP already in the time zone argument's wall-clock time). */
+  readonly value: string;
+  /** The instant (a TIMESTAMP's own value; a DATETIME as if UTC). */
+  readonly instant: string;
+  /** A time zone argument was given: the offset is computed, else it is +00:00. */
+  readonly zoned: boolean;
+}
+const pad = (sql: string, width: number, fill = '0') => `leftPad(toString(${sql}), ${width}, '${fill}')`;
+/** Minutes east of UTC of the wall-clock value (0 without a time zone argument). */
+const offsetMinutes = (v: FormatValue) => `intDiv(toUnixTimestamp64Micro(${v.value}) - toUnixTimestamp64Micro(${v.instant}), 60000000)`;
+const offsetText = (v: FormatValue, colon: boolean) => {
+  if (!v.zoned) return quoteString(colon ? '+00:00' : '+0000');
+  const o = offsetMinutes(v);
+  return `concat(if(${o} < 0, '-', '+'), ${pad(`intDiv(abs(${o}), 60)`, 2)}, '${colon ? ':' : ''}', ${pad(`abs(${o}) % 60`, 2)})`;
+};
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string)>> = {
+  year: '%Y',
+  year4: (v) => pad(`toYear(${v.value})`, 4),
+  year2: '%y',
+  century: '%C',
+  isoYear: '%G',
+  isoYear2: '%g',
+  month: '%m',
+  // %M is the month's name only while formatdatetime_parsedatetime_m_is_month_name is on, and
+  // monthName() takes no Date32.
+  monthName: (v) => `arrayElement([${MONTHS.map((m) => `'${m}'`).join(', ')}], toMonth(${v.value}))`,
+  monthAbbr: '%b',
+  quarter: '%Q',
+  day: '%d',
+  // ClickHouse's %e, %k and %l pad with nothing or a zero; BigQuery's with a space.
+  daySpace: (v) => pad(`toDayOfMonth(${v.value})`, 2, ' '),
+  dayOfYear: '%j',
+  weekdayName: '%W',
+  weekdayAbbr: '%a',
+  weekdayMonday1: '%u',
+  weekdaySunday0: '%w',
+  weekSunday: (v) => pad(`intDiv(toDayOfYear(${v.value}) + 6 - toDayOfWeek(${v.value}) % 7, 7)`, 2),
+  weekMonday: (v) => pad(`intDiv(toDayOfYear(${v.value}) + 7 - toDayOfWeek(${v.value}), 7)`, 2),
+  isoWeek: '%V',
+  hour: '%H',
+  hourSpace: (v) => pad(`toHour(${v.value})`, 2, ' '),
+  hour12: '%I',
+  hour12Space: (v) => pad(`if(toHour(${v.value}) % 12 = 0, 12, toHour(${v.value}) % 12)`, 2, ' '),
+  ampm: '%p',
+  ampmLower: (v) => `lower(formatDateTime(${v.value}, '%p'))`,
+  minute: '%i',
+  second: '%S',
+  epochSeconds: (v) => `toString(intDiv(toUnixTimestamp64Micro(${v.instant}), 1000000))`,
+  offset: (v) => offsetText(v, false),
+  offsetColon: (v) => offsetText(v, true),
+  zoneName: (v) => {
+    if (!v.zoned) return "'UTC'";
+    const o = offsetMinutes(v);
+    const hm = `concat(toString(intDiv(abs(${o}), 60)), if(abs(${o}) % 60 = 0, '', concat(':', ${pad(`abs(${o}) % 60`, 2)})))`;
+    return `if(${o} = 0, 'UTC', concat('UTC', if(${o} < 0, '-', '+'), ${hm}))`;
+  },
+};
+const TIME_FORMAT_EMITS = ['formatDateTime', 'toDateTime64', 'toString', 'leftPad', 'toYear', 'toMonth', 'arrayElement', 'array', 'toDayOfMonth', 'toDayOfYear', 'toDayOfWeek', 'toHour', 'lower', 'toUnixTimestamp64Micro', 'intDiv', 'abs', 'concat', 'if', 'substring', 'replaceRegexpOne', 'modulo', 'plus', 'minus', 'less', 'equals'];
+
+/** FORMAT_*: runs of specifiers in one formatDateTime call, joined with the fields ClickHouse has none for. */
+function formatTime(call: RFunc, fn: 'format_timestamp' | 'format_datetime' | 'format_date', value: string, instant: string, zoned: boolean): string {
+  const v: FormatValue = { value, instant, zoned };
+  const parts: string[] = [];
+  let run = '';
+  const flush = () => {
+    if (run) parts.push(`formatDateTime(${value}, ${quoteString(run)})`);
+    run = '';
+  };
+  for (const p of formatPieces(constantFormat(call.args, fn), fn)) {
+    if (p.kind === 'text') {
+      run += p.text.replaceAll('%', '%%');
+      continue;
+    }
+    if (p.kind === 'seconds') {
+      // %f writes the value's 6 digits (DateTime64(6)).
+      if (p.digits === 6) run += '%S.%f';
+      else if (p.digits === '*') {
+        run += '%S';
+        flush();
+        // The fraction without trailing zeros, and without the point for whole seconds.
+        parts.push(`replaceRegexpOne(formatDateTime(${value}, '.%f'), '[.]?0+$', '')`);
+      } else {
+        run += '%S.';
+        flush();
+        parts.push(p.digits < 6 ? `substring(formatDateTime(${value}, '%f'), 1, ${p.digits})` : `formatDateTime(${value}, ${quoteString(`%f${'0'.repeat(p.digits - 6)}`)})`);
+      }
+      continue;
+    }
+    const spec = FORMAT_FIELDS[p.field];
+    if (typeof spec === 'string') run += spec;
+    else {
+      flush();
+      parts.push(spec(v));
+    }
+  }
+  flush();
+  if (parts.length === 0) return `if(isNull(${value}), NULL, '')`;
+  return parts.length === 1 ? parts[0]! : `concat(${parts.join(', ')})`;
+}
+
+/** PARSE_*: the text read with time-format.ts's pattern, the value built from its groups (UTC DateTime64(6)). */
+const parseSpelling: ParseSpelling = {
+  string: quoteString,
+  matches: (x, p) => `match(${x}, ${p})`,
+  group: (x, p, i) => `regexpExtract(${x}, ${p}, ${i})`,
+  int: (text) => `toInt64OrZero(${text})`,
+  daysInMonth: (y, m) => `toDayOfMonth(toLastDayOfMonth(makeDate32(${y}, ${m}, 1)))`,
+  make: (y, m, d, h, mi, micros, zone) => {
+    const wall = `addMicroseconds(makeDateTime64(${y}, ${m}, ${d}, ${h}, ${mi}, 0, 0, 6, 'UTC'), ${micros})`;
+    return zone ? tzConvertBack(wall, zone) : wall;
+  },
+  addMicros: (ts, micros) => `addMicroseconds(${ts}, ${micros})`,
+  fromEpoch: (seconds) => `fromUnixTimestamp64Micro(${seconds} * 1000000, 'UTC')`,
+  // throwIf gives 0 unless the row fails; the printed guard never depends on evaluation order.
+  guard: (ok, value, message) => `addMicroseconds(${value}, throwIf(NOT ifNull(${ok}, 0), ${quoteString(message)}))`,
+};
+const TIME_PARSE_EMITS = ['match', 'regexpExtract', 'toInt64OrZero', 'toDayOfMonth', 'toLastDayOfMonth', 'makeDate32', 'makeDateTime64', 'addMicroseconds', 'fromUnixTimestamp64Micro', 'throwIf', 'ifNull', 'not', 'lower', 'substring', 'concat', 'toDateTime64', 'toString', 'toTimeZone', 'isNull', 'and', 'or', 'multiIf', 'if', 'caseWithExpression', 'transform', 'modulo', 'plus', 'minus', 'multiply', 'less', 'lessOrEquals', 'greaterOrEquals', 'equals', 'negate'];
+
+/** Wall-clock time in `tz` (a UTC DateTime64 holding its digits) → the UTC instant. */
+function tzConvertBack(wall: string, tz: string): string {
+  return `toTimeZone(toDateTime64(toString(${wall}), 6, ${tz}), 'UTC')`;
 }
 
 /**
@@ -391,9 +511,9 @@ const translations: FunctionTable = {
   timestamp_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
   datetime_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
   date_diff: t(['dateDiff', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
-  format_timestamp: t(['formatDateTime', 'toDateTime64', 'toString'], (call, [, ts, tz]) => `formatDateTime(${tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql}, ${strftime(call, 0)})`),
-  format_date: t(['formatDateTime'], (call, [, d]) => `formatDateTime(${d!.sql}, ${strftime(call, 0)})`),
-  format_datetime: t(['formatDateTime'], (call, [, d]) => `formatDateTime(${d!.sql}, ${strftime(call, 0)})`),
+  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) => formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined)),
+  format_date: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_date', d!.sql, d!.sql, false)),
+  format_datetime: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_datetime', d!.sql, d!.sql, false)),
   datetime: t(['toDateTime64', 'toString', 'makeDateTime64', 'parseDateTime64BestEffort'], (_c, args) => {
     const [x, tz] = args;
     if (args.length === 6) return `makeDateTime64(${args.map((a) => a.sql).join(', ')}, 0, 6, 'UTC')`;
@@ -417,9 +537,9 @@ const translations: FunctionTable = {
   }),
   unix_date: t(['toInt64', 'toDate32'], (_c, [d]) => `toInt64(toDate32(${d!.sql}))`),
   date_from_unix_date: t(['toDate32', 'toInt64'], (_c, [n]) => `toDate32(toInt64(${n!.sql}))`),
-  parse_timestamp: t(['parseDateTime64', 'toTimeZone'], (call, [, x, tz]) => `toTimeZone(parseDateTime64(${x!.sql}, ${strftime(call, 0)}, ${tz ? tz.sql : "'UTC'"}), 'UTC')`),
-  parse_datetime: t(['parseDateTime64'], (call, [, x]) => `parseDateTime64(${x!.sql}, ${strftime(call, 0)}, 'UTC')`),
-  parse_date: t(['parseDateTime64', 'toDate32'], (call, [, x]) => `toDate32(parseDateTime64(${x!.sql}, ${strftime(call, 0)}, 'UTC'))`),
+  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) => parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql)),
+  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) => parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling)),
+  parse_date: t([...TIME_PARSE_EMITS, 'toDate32'], (call, [, x]) => `toDate32(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)})`),
   last_day: t(['toLastDayOfMonth', 'toDate32'], (_c, [d]) => `toDate32(toLastDayOfMonth(${d!.sql}))`),
   unix_micros: t(['toUnixTimestamp64Micro'], (_c, [x]) => `toUnixTimestamp64Micro(${x!.sql})`),
   unix_millis: t(['toUnixTimestamp64Micro', 'intDiv'], (_c, [x]) => `intDiv(toUnixTimestamp64Micro(${x!.sql}), 1000)`),

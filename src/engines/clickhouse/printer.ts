@@ -34,7 +34,10 @@ import {
 } from '../../sql/generator.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
 import type { RExpr, RFactor, RQuery, RSelect, RSetExpr } from '../../sql/resolved.ts';
-import { assertNever, isScalar, type VType } from '../../sql/types.ts';
+import { assertNever, isScalar, scalar, type VType } from '../../sql/types.ts';
+import { PRESENCE_JSON_PATTERN, PRESENCE_KEY } from '../../storage/presence.ts';
+import type { Catalog } from '../../storage/schema.ts';
+import { type ColumnExpr, RecordOrigins } from '../record-presence.ts';
 import { quoteIdent, quoteString } from './client.ts';
 import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
 import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
@@ -42,14 +45,35 @@ import { arrayOf, clickHouseType } from './types.ts';
 
 export type { GeneratedQuery } from '../../sql/generator.ts';
 
+/** A record's JSON text without storage's presence markers. */
+function withoutPresence(text: string): string {
+  return `replaceRegexpAll(${text}, ${quoteString(PRESENCE_JSON_PATTERN)}, '')`;
+}
+
+function holdsRecord(t: VType): boolean {
+  return t.k === 'record' || (t.k === 'list' && holdsRecord(t.element));
+}
+
 export interface ClickHouseGenerateOptions extends GenerateOptions {
   /** The database holding the source tables. */
   database: string;
 }
 
 export function generateClickHouse(query: Query, options: ClickHouseGenerateOptions): GeneratedQuery {
-  return generateSql(query, options, new ClickHousePrinter(options.database, options.paramTypes));
+  // The tables whose rows may lack presence markers, as the semantic pass looks the sources up.
+  const unmarked = new Set<string>();
+  const catalog: Catalog = {
+    sourceByName: (name) => {
+      const source = options.catalog.sourceByName(name);
+      if (source?.unmarkedRecords === true) unmarked.add(source.table);
+      return source;
+    },
+  };
+  return generateSql(query, { ...options, catalog }, new ClickHousePrinter(options.database, options.paramTypes, unmarked));
 }
+
+/** Functions whose text result holds a record argument's JSON, which must not show the presence marker. */
+const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'json_query', 'json_extract', 'concat', 'array_to_string']);
 
 /**
  * The placeholder type of each binding (the text `paramText` gives is parsed as this type). NULL
@@ -79,6 +103,7 @@ const printerEmits: readonly string[] = [
   'tupleElement', 'arrayJoin', 'arrayResize', 'arrayElement', 'arrayElementOrNull', 'empty', 'JSONAllPaths', 'exists',
   'lambda', 'toIntervalMicrosecond', 'toIntervalMillisecond', 'toIntervalSecond', 'toIntervalMinute', 'toIntervalHour',
   'toIntervalDay', 'toIntervalWeek', 'toIntervalMonth', 'toIntervalQuarter', 'toIntervalYear', 'toTimeZone', 'round',
+  'replaceRegexpAll',
 ];
 
 /** Every function a generated statement may contain (the lock-down's allow-list). */
@@ -119,10 +144,15 @@ export class ClickHousePrinter extends SqlPrinter {
   #pushdown: PushdownPlan | undefined;
   readonly #pushedNames = new Map<PushedPath, string>();
 
+  /** Where the records of `present` tests are stored; made from the outermost query. */
+  #origins: RecordOrigins | undefined;
+
   constructor(
     private readonly database: string,
     /** What the run binds to each parameter. */
     private readonly paramTypes: ReadonlyMap<string, ParamBinding> = new Map(),
+    /** Tables whose rows may lack presence markers (SourceTable.unmarkedRecords). */
+    private readonly unmarked: ReadonlySet<string> = new Set(),
   ) {
     super();
   }
@@ -152,6 +182,11 @@ export class ClickHousePrinter extends SqlPrinter {
   }
 
   protected override cast(x: Printed, to: CastType, safe: boolean): string {
+    if (to === 'string' && holdsRecord(x.type)) return withoutPresence(this.castValue(x, to, safe));
+    return this.castValue(x, to, safe);
+  }
+
+  private castValue(x: Printed, to: CastType, safe: boolean): string {
     if ((to === 'timestamp' || to === 'datetime') && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
     if (to === 'string' && (isScalar(x.type, 'timestamp') || isScalar(x.type, 'datetime'))) {
       // As DuckDB prints a TIMESTAMP: seconds, then the fraction only when there is one.
@@ -259,7 +294,8 @@ export class ClickHousePrinter extends SqlPrinter {
 
   override query(q: RQuery): string {
     if (this.#pushdown === undefined) {
-      this.#pushdown = planPushdown(q);
+      this.#origins = new RecordOrigins(q);
+      this.#pushdown = planPushdown(q, (e) => this.markerOf(e) !== undefined);
       for (const byPath of this.#pushdown.paths.values()) for (const p of byPath.values()) this.#pushedNames.set(p, this.fresh('p'));
     }
     if (q.body.kind !== 'setop' || (q.orderBy.length === 0 && !q.limit && !q.offset)) return super.query(q);
@@ -308,6 +344,13 @@ export class ClickHousePrinter extends SqlPrinter {
         return `(${e.negated ? '' : 'NOT '}(${this.expr(e.left)} <=> ${this.expr(e.right)}))`;
       case 'inUnnest':
         return this.inUnnest(this.expr(e.expr), arrayOf(this.expr(e.array), e.array.type), e.negated);
+      case 'present':
+        return this.present(e.value);
+      case 'func':
+        // A record's JSON text without storage's presence markers.
+        return RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type)) ? withoutPresence(super.expr(e)) : super.expr(e);
+      case 'binary':
+        return e.op === '||' && (holdsRecord(e.left.type) || holdsRecord(e.right.type)) ? withoutPresence(super.expr(e)) : super.expr(e);
       case 'struct': {
         const types = e.fields.map((f) => `${this.quoteIdent(f.name)} ${clickHouseType(f.value.type)}`);
         return `CAST(tuple(${e.fields.map((f) => this.expr(f.value)).join(', ')}) AS Tuple(${types.join(', ')}))`;
@@ -315,6 +358,28 @@ export class ClickHousePrinter extends SqlPrinter {
       default:
         return super.expr(e);
     }
+  }
+
+  /**
+   * The presence marker's path below `e`'s record (a column of a table or CTE), when the record is
+   * stored in a table whose rows all carry markers; else undefined.
+   */
+  private markerOf(e: ColumnExpr): ColumnExpr | undefined {
+    if (e.from.kind === 'element' || e.column === undefined) return undefined;
+    const stored = this.#origins?.stored(e);
+    if (stored?.from.kind !== 'table' || this.unmarked.has(stored.from.table)) return undefined;
+    return { ...e, fields: [...e.fields, PRESENCE_KEY], type: scalar('bool') };
+  }
+
+  /**
+   * The row carried the record `value`: its presence marker (one narrow path), else (a table
+   * written before markers, a record the query built) every path below it.
+   */
+  private present(value: RExpr): string {
+    const marker = value.kind === 'column' ? this.markerOf(value) : undefined;
+    if (marker !== undefined) return `(${this.printColumn(marker)} IS NOT NULL)`;
+    const x = this.expr(value);
+    return value.kind === 'struct' ? `(${x} IS NOT NULL)` : `(NOT empty(JSONAllPaths(${x})))`;
   }
 
   private printColumn(e: Extract<RExpr, { kind: 'column' }>): string {

@@ -13,7 +13,8 @@
  * row and no position), defined once in the statement. Anything else is printed as before.
  */
 import { children, type RExpr, type RFrom, type RQuery, type RSelect, type RSetExpr } from '../../sql/resolved.ts';
-import { assertNever, type VType } from '../../sql/types.ts';
+import { assertNever, scalar, type VType } from '../../sql/types.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
 
 type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 
@@ -97,12 +98,17 @@ function plainProjection(q: RQuery): RSelect | undefined {
 }
 
 /** Which paths below the top-level CTEs' record columns the statement reads, and from where. */
-export function planPushdown(root: RQuery): PushdownPlan {
+export function planPushdown(root: RQuery, marked: (record: ColumnExpr) => boolean = () => false): PushdownPlan {
   const defined = new Map<string, number>();
   const uses: ColumnExpr[] = [];
   walkQuery(
     root,
     (e) => {
+      // A presence test reads the record's marker (src/storage/presence.ts), a Bool path like any
+      // other scalar, where the record is stored with markers.
+      if (e.kind === 'present' && e.value.kind === 'column' && e.value.from.kind === 'cte' && e.value.column !== undefined && marked(e.value)) {
+        uses.push({ ...e.value, fields: [...e.value.fields, PRESENCE_KEY], type: scalar('bool') });
+      }
       // Scalars only: they are read cast to a concrete type. A list or record path stays a dynamic
       // value, which ClickHouse cannot, e.g., join a correlated subquery on.
       if (e.kind === 'column' && e.from.kind === 'cte' && e.fields.length > 0 && e.column !== undefined && e.type.k === 'scalar') uses.push(e);

@@ -23,6 +23,7 @@
  */
 import { conformObject } from '../../storage/conform.ts';
 import type { JsonObject, JsonValue, StoredEvent } from '../../storage/event.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
 import type { TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 
@@ -240,7 +241,11 @@ function writeObject(w: Writer, obj: JsonObject, parent: PathNode, top: boolean,
         if (Array.isArray(v)) return -1;
         const inner = writeObject(w, v, node, false, false);
         if (inner < 0) return -1;
-        paths += inner;
+        // The record's presence marker (src/storage/presence.ts).
+        w.copy(encodedPath(child(node, PRESENCE_KEY)));
+        w.byte(BOOL);
+        w.byte(1);
+        paths += inner + 1;
         continue;
       }
     }

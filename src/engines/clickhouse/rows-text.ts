@@ -18,6 +18,7 @@
  */
 import { conformObject } from '../../storage/conform.ts';
 import type { JsonValue, StoredEvent } from '../../storage/event.ts';
+import { PRESENCE_KEY, withPresence } from '../../storage/presence.ts';
 import type { TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 
@@ -30,7 +31,7 @@ export function rowsText(events: readonly StoredEvent[], schema: TableSchema): s
     const raw = event.raw;
     if (raw === undefined) {
       fields ??= withoutBase(schema.columns);
-      text += row(event, clickHouseJson(conformObject(event.fields, fields)));
+      text += row(event, clickHouseJson(withPresence(conformObject(event.fields, fields))));
       i++;
       continue;
     }
@@ -43,7 +44,7 @@ export function rowsText(events: readonly StoredEvent[], schema: TableSchema): s
       for (let k = 0; k < raw.count; k++) {
         const element = parsed[k];
         const own = element !== null && typeof element === 'object' && !Array.isArray(element) ? element : {};
-        text += row(events[i + k] as StoredEvent, clickHouseJson(conformObject(own, fields)));
+        text += row(events[i + k] as StoredEvent, clickHouseJson(withPresence(conformObject(own, fields))));
       }
     }
     i += raw.count;
@@ -106,6 +107,7 @@ const STRUCTURAL = /["[\]{},]/g;
 interface Member {
   key: string;
   start: number;
+  valueStart: number;
   end: number;
   isNull: boolean;
 }
@@ -146,9 +148,47 @@ function keptMembers(text: string, members: readonly Member[]): string {
     const k = m.key;
     if (k === 'id' || k === 'timestamp' || k === 'event_message' || (k === 'message' && !eventMessage)) continue;
     if (out.length > 1) out += ',';
-    out += text.slice(m.start, m.end);
+    out += text.charCodeAt(m.valueStart) === OPEN_OBJECT ? text.slice(m.start, m.valueStart) + markedObject(text, m.valueStart, m.end) : text.slice(m.start, m.end);
   }
   return `${out}}`;
+}
+
+const MARK = `"${PRESENCE_KEY}":true`;
+
+/**
+ * The object text in [start, end) with the presence marker (src/storage/presence.ts) first in
+ * every object outside arrays, as `withPresence` gives for parsed fields.
+ */
+function markedObject(text: string, start: number, end: number): string {
+  let out = '';
+  let from = start;
+  let arrays = 0;
+  STRUCTURAL.lastIndex = start;
+  for (;;) {
+    const m = STRUCTURAL.exec(text);
+    if (m === null || m.index >= end) break;
+    const at = m.index;
+    switch (text.charCodeAt(at)) {
+      case QUOTE:
+        STRUCTURAL.lastIndex = stringEnd(text, at);
+        break;
+      case OPEN_ARRAY:
+        arrays++;
+        break;
+      case CLOSE_ARRAY:
+        arrays--;
+        break;
+      case OPEN_OBJECT:
+        if (arrays === 0) {
+          out += text.slice(from, at + 1) + (text.charCodeAt(skipSpace(text, at + 1)) === CLOSE_OBJECT ? MARK : `${MARK},`);
+          from = at + 1;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return out + text.slice(from, end);
 }
 
 /**
@@ -170,7 +210,7 @@ function readObject(text: string, start: number, members: Member[]): number {
     const valueStart = skipSpace(text, pos + 1);
     const valueEnd = valueEndAt(text, valueStart);
     if (valueEnd < 0) return -1;
-    members.push({ key, start: memberStart, end: valueEnd, isNull: text.startsWith('null', valueStart) && valueEnd - valueStart === 4 });
+    members.push({ key, start: memberStart, valueStart, end: valueEnd, isNull: text.startsWith('null', valueStart) && valueEnd - valueStart === 4 });
     pos = skipSpace(text, valueEnd);
     const c = text.charCodeAt(pos);
     if (c === CLOSE_OBJECT) return pos + 1;

@@ -27,6 +27,13 @@ interface Row {
   deleted: number;
 }
 
+/**
+ * Set in every save's schema by versions that write presence markers (src/storage/presence.ts).
+ * A table all of whose saves carry it holds markers in every row: saves precede the rows they
+ * describe, and a table is saved when it is created.
+ */
+const MARKED = '$presenceMarkers';
+
 /** The rows of each source, in version order, folded into its current entry. */
 function fold(rows: readonly Row[]): SourceTable[] {
   const entries = new Map<string, SourceTable | undefined>();
@@ -35,13 +42,15 @@ function fold(rows: readonly Row[]): SourceTable[] {
       entries.set(r.source_id, undefined);
       continue;
     }
-    const schema = JSON.parse(r.schema_json) as TableSchema;
+    const { [MARKED]: marked, ...schema } = JSON.parse(r.schema_json) as TableSchema & { [MARKED]?: boolean };
     const before = entries.get(r.source_id);
+    const unmarked = marked !== true || before?.unmarkedRecords === true;
     entries.set(r.source_id, {
       id: r.source_id,
       name: r.source_name,
       table: r.table_name,
       schema: before === undefined ? schema : mergeSchema(before.schema, withoutBase(schema.columns)).schema,
+      ...(unmarked ? { unmarkedRecords: true as const } : {}),
     });
   }
   return [...entries.values()].filter((e): e is SourceTable => e !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -85,7 +94,7 @@ export class ClickHouseCatalogRepository implements CatalogRepository {
   }
 
   async save(entry: SourceTable): Promise<void> {
-    await this.write({ source_id: entry.id, source_name: entry.name, table_name: entry.table, schema_json: JSON.stringify(entry.schema), deleted: 0 });
+    await this.write({ source_id: entry.id, source_name: entry.name, table_name: entry.table, schema_json: JSON.stringify({ ...entry.schema, [MARKED]: true }), deleted: 0 });
   }
 
   async remove(sourceId: string): Promise<void> {

@@ -32,6 +32,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { VType } from '../../sql/types.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
 import type { JsonValue } from '../query-engine.ts';
 
 /** One DuckDB value, encoded (the column-wise encoder's reference and its fallback). */
@@ -62,6 +63,7 @@ function encode(value: DuckDBValue, inList: boolean): JsonValue {
     // fromEntries defines every member as an own key, `__proto__` included (names are user input).
     const obj: { [key: string]: JsonValue } = Object.fromEntries(
       Object.entries(value.entries)
+        .filter(([k]) => k !== PRESENCE_KEY)
         .map(([k, v]) => [k, encode(v, false)] as const)
         .filter(([, member]) => member !== null),
     );
@@ -148,11 +150,14 @@ function encoderFor(type: DuckDBType, inList: boolean): Encoder {
       const names = struct.entryNames;
       const entries = struct.entryTypes.map((t) => encoderFor(t, false));
       const newObject = objectsFor(names);
+      // Storage's presence marker (src/storage/presence.ts) is never shown.
+      const marker = names.indexOf(PRESENCE_KEY);
       return (v, i) => {
         if (!(v instanceof DuckDBStructVector)) return encode(v.getItem(i), inList);
         if (!v.isItemValid(i)) return null;
         const obj: { [key: string]: JsonValue } = newObject();
         for (let e = 0; e < names.length; e++) {
+          if (e === marker) continue;
           const member = entries[e]!(v.entryVectorAt(e), i);
           if (member !== null) obj[names[e]!] = member;
         }

@@ -14,6 +14,7 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
+import { constantFormat, type Field, formatPieces, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { quoteIdent } from './types.ts';
@@ -162,6 +163,124 @@ export function asText(x: Pick<Printed, 'sql' | 'type'>, fresh: (prefix: string)
 const jsonInput = (x: Printed, ctx: FunctionContext) => (holdsRecord(x.type) ? recordJson(x.sql, x.type, ctx.fresh) : x.sql);
 
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
+
+/** How FORMAT_* writes each field (time-format.ts): a strftime specifier, or an expression of the value. */
+interface FormatValue {
+  /** The value whose digits are written (a TIMESTAMP already in the time zone argument's wall-clock time). */
+  readonly value: string;
+  /** The instant (a TIMESTAMP's own value; a DATETIME as if UTC). */
+  readonly instant: string;
+  /** A time zone argument was given: the offset is computed, else it is +00:00. */
+  readonly zoned: boolean;
+}
+const pad = (sql: string, width: number, fill = '0') => `lpad(CAST(${sql} AS VARCHAR), ${width}, '${fill}')`;
+/** Minutes east of UTC of the wall-clock value (0 without a time zone argument). */
+const offsetMinutes = (v: FormatValue) => `((epoch_us(${v.value}) - epoch_us(${v.instant})) // 60000000)`;
+const offsetText = (v: FormatValue, colon: boolean) => {
+  if (!v.zoned) return sqlString(colon ? '+00:00' : '+0000');
+  const o = offsetMinutes(v);
+  return `(CASE WHEN ${o} < 0 THEN '-' ELSE '+' END || ${pad(`abs(${o}) // 60`, 2)} || '${colon ? ':' : ''}' || ${pad(`abs(${o}) % 60`, 2)})`;
+};
+const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string)>> = {
+  year: '%Y',
+  year4: (v) => pad(`year(${v.value})`, 4),
+  year2: '%y',
+  century: (v) => pad(`year(${v.value}) // 100`, 2),
+  isoYear: '%G',
+  isoYear2: (v) => pad(`isoyear(${v.value}) % 100`, 2),
+  month: '%m',
+  monthName: '%B',
+  monthAbbr: '%b',
+  quarter: (v) => `CAST(quarter(${v.value}) AS VARCHAR)`,
+  day: '%d',
+  daySpace: (v) => pad(`day(${v.value})`, 2, ' '),
+  dayOfYear: '%j',
+  weekdayName: '%A',
+  weekdayAbbr: '%a',
+  weekdayMonday1: '%u',
+  weekdaySunday0: '%w',
+  weekSunday: '%U',
+  weekMonday: '%W',
+  isoWeek: '%V',
+  hour: '%H',
+  hourSpace: (v) => pad(`hour(${v.value})`, 2, ' '),
+  hour12: '%I',
+  hour12Space: (v) => `lpad(strftime(${v.value}, '%-I'), 2, ' ')`,
+  ampm: '%p',
+  ampmLower: (v) => `lower(strftime(${v.value}, '%p'))`,
+  minute: '%M',
+  second: '%S',
+  epochSeconds: (v) => `CAST(CAST(floor(epoch_us(${v.instant}) / 1000000) AS BIGINT) AS VARCHAR)`,
+  offset: (v) => offsetText(v, false),
+  offsetColon: (v) => offsetText(v, true),
+  zoneName: (v) => {
+    if (!v.zoned) return "'UTC'";
+    const o = offsetMinutes(v);
+    const hm = `CAST(abs(${o}) // 60 AS VARCHAR) || CASE WHEN abs(${o}) % 60 = 0 THEN '' ELSE ':' || ${pad(`abs(${o}) % 60`, 2)} END`;
+    return `(CASE WHEN ${o} = 0 THEN 'UTC' ELSE 'UTC' || CASE WHEN ${o} < 0 THEN '-' ELSE '+' END || ${hm} END)`;
+  },
+};
+const TIME_FORMAT_EMITS = ['strftime', 'timezone', 'lpad', 'year', 'isoyear', 'quarter', 'day', 'hour', 'lower', 'epoch_us', 'floor', 'abs', 'rtrim', 'left', '||', '-', '//', '%', '/', '<', '='];
+
+/** FORMAT_*: runs of specifiers in one strftime call, joined with the fields DuckDB has none for. */
+function formatTime(call: RFunc, fn: 'format_timestamp' | 'format_datetime' | 'format_date', value: string, instant: string, zoned: boolean): string {
+  const v: FormatValue = { value, instant, zoned };
+  const parts: string[] = [];
+  let run = '';
+  const flush = () => {
+    if (run) parts.push(`strftime(${value}, ${sqlString(run)})`);
+    run = '';
+  };
+  for (const p of formatPieces(constantFormat(call.args, fn), fn)) {
+    if (p.kind === 'text') {
+      run += p.text.replaceAll('%', '%%');
+      continue;
+    }
+    if (p.kind === 'seconds') {
+      // %E3S and %E6S have specifiers (%g: milliseconds, %f: microseconds); others cut %f.
+      if (p.digits === 3 || p.digits === 6) run += p.digits === 3 ? '%S.%g' : '%S.%f';
+      else if (p.digits === '*') {
+        run += '%S';
+        flush();
+        // The fraction without trailing zeros, and without the point for whole seconds.
+        parts.push(`rtrim(strftime(${value}, '.%f'), '.0')`);
+      } else {
+        run += '%S.';
+        flush();
+        parts.push(p.digits < 6 ? `left(strftime(${value}, '%f'), ${p.digits})` : `strftime(${value}, ${sqlString(`%f${'0'.repeat(p.digits - 6)}`)})`);
+      }
+      continue;
+    }
+    const spec = FORMAT_FIELDS[p.field];
+    if (typeof spec === 'string') run += spec;
+    else {
+      flush();
+      parts.push(spec(v));
+    }
+  }
+  flush();
+  if (parts.length === 0) return `CASE WHEN ${value} IS NULL THEN NULL ELSE '' END`;
+  return parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`;
+}
+
+/** PARSE_*: the text read with time-format.ts's pattern, the value built from its groups. */
+const parseSpelling: ParseSpelling = {
+  string: sqlString,
+  matches: (x, p) => `regexp_matches(${x}, ${p})`,
+  // regexp_extract's group index stops at 9; a list of names reads any number of groups.
+  group: (x, p, i, count) =>
+    i <= 9 ? `regexp_extract(${x}, ${p}, ${i})` : `struct_extract(regexp_extract(${x}, ${p}, [${Array.from({ length: count }, (_, k) => `'g${k + 1}'`).join(', ')}]), 'g${i}')`,
+  int: (text) => `coalesce(TRY_CAST(${text} AS BIGINT), 0)`,
+  daysInMonth: (y, m) => `day(last_day(make_date(${y}, ${m}, 1)))`,
+  make: (y, m, d, h, mi, micros, zone) => {
+    const wall = `(make_timestamp(${y}, ${m}, ${d}, ${h}, ${mi}, 0) + to_microseconds(CAST(${micros} AS BIGINT)))`;
+    return zone ? `CAST(timezone(${zone}, ${wall}) AS TIMESTAMP)` : wall;
+  },
+  addMicros: (ts, micros) => `(${ts} + to_microseconds(CAST(${micros} AS BIGINT)))`,
+  fromEpoch: (seconds) => `make_timestamp(${seconds} * 1000000)`,
+  guard: (ok, value, message) => `CASE WHEN ${ok} THEN ${value} ELSE error(${sqlString(message)}) END`,
+};
+const TIME_PARSE_EMITS = ['regexp_matches', 'regexp_extract', 'struct_extract', 'list_value', 'coalesce', 'day', 'last_day', 'make_date', 'make_timestamp', 'to_microseconds', 'timezone', 'error', 'lower', 'substring', '||', '+', '-', '*', '%', '<', '<=', '=', 'between'];
 const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
 const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
 const aggregate = (name: string): Translation =>
@@ -351,7 +470,7 @@ const translations: FunctionTable = {
   timestamp_diff: t(['date_sub'], (call, [a, b]) => `date_sub('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   datetime_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   date_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
-  format_timestamp: t(['strftime', 'timezone'], (_c, [fmt, ts, tz]) => `strftime(${tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql}, ${fmt!.sql})`),
+  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) => formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined)),
   datetime: t(['timezone', 'make_timestamp'], (_c, args) => {
     const [x, tz] = args;
     if (args.length === 6) return `make_timestamp(${args.map((a) => `CAST(${a.sql} AS ${a === args[5] ? 'DOUBLE' : 'BIGINT'})`).join(', ')})`;
@@ -371,14 +490,11 @@ const translations: FunctionTable = {
   }),
   unix_date: t(['date_diff'], (_c, [d]) => `date_diff('day', DATE '1970-01-01', ${d!.sql})`),
   date_from_unix_date: t(['to_days', '+'], (_c, [n]) => `CAST(DATE '1970-01-01' + to_days(CAST(${n!.sql} AS INTEGER)) AS DATE)`),
-  format_date: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
-  format_datetime: t(['strftime'], (_c, [fmt, d]) => `strftime(${d!.sql}, ${fmt!.sql})`),
-  // strptime gives TIMESTAMPTZ when the format reads a zone (%z): back to UTC TIMESTAMP.
-  parse_timestamp: t(['strptime', 'timezone'], (_c, [fmt, x, tz]) =>
-    tz ? `CAST(timezone(${tz.sql}, CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)) AS TIMESTAMP)` : `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`,
-  ),
-  parse_datetime: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS TIMESTAMP)`),
-  parse_date: t(['strptime'], (_c, [fmt, x]) => `CAST(strptime(${x!.sql}, ${fmt!.sql}) AS DATE)`),
+  format_date: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_date', d!.sql, d!.sql, false)),
+  format_datetime: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_datetime', d!.sql, d!.sql, false)),
+  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) => parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql)),
+  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) => parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling)),
+  parse_date: t(TIME_PARSE_EMITS, (call, [, x]) => `CAST(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)} AS DATE)`),
   last_day: t(['last_day'], (_c, [d]) => `last_day(${d!.sql})`),
   unix_micros: t(['epoch_us'], (_c, [x]) => `epoch_us(${x!.sql})`),
   unix_millis: t(['epoch_ms'], (_c, [x]) => `epoch_ms(${x!.sql})`),

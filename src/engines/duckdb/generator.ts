@@ -25,9 +25,11 @@ import {
   SqlPrinter,
 } from '../../sql/generator.ts';
 import type { RExpr, RFactor, RQuery } from '../../sql/resolved.ts';
-import { freeze } from '../../sql/resolved.ts';
+import { columnStorage, freeze } from '../../sql/resolved.ts';
 import { emptyFields, setOwn } from '../../storage/fields.ts';
-import { OVERFLOW_COLUMN } from './types.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
+import { RecordOrigins } from '../record-presence.ts';
+import { OVERFLOW_COLUMN, withoutPresenceText } from './types.ts';
 import { assertNever, isScalar, type VType } from '../../sql/types.ts';
 import { asText, duckDbFunctions, duckPart, holdsRecord, RECORD_JSON_EMITS, stringToTimestamp } from './generator-functions.ts';
 
@@ -64,6 +66,8 @@ export const printerEmits: readonly string[] = [
   'struct_extract',
   'json_extract',
   'json_transform',
+  // Records' JSON text without storage's presence markers (withoutPresenceText).
+  'regexp_replace',
   '+',
   '-',
   '*',
@@ -90,9 +94,14 @@ const castTypes: Readonly<Record<CastType, string>> = {
   bytes: 'BLOB',
 };
 
+/** Functions whose text result holds a record argument's JSON, which must not show the presence marker. */
+const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'json_query', 'json_extract', 'concat', 'array_to_string']);
+
 export class DuckDbPrinter extends SqlPrinter {
   readonly capabilities: Capabilities = { lateMaterialisation: { maxRows: 10_000 } };
   protected readonly functions: FunctionTable = duckDbFunctions;
+  /** Where the records of `present` tests are stored; made from the outermost query. */
+  #origins: RecordOrigins | undefined;
 
   /**
    * With `materialiseCtes`, every CTE is `AS MATERIALIZED`: computed whole (the saved query's
@@ -101,6 +110,11 @@ export class DuckDbPrinter extends SqlPrinter {
    */
   constructor(private readonly materialiseCtes = false) {
     super();
+  }
+
+  override query(q: RQuery): string {
+    this.#origins ??= new RecordOrigins(q);
+    return super.query(q);
   }
 
   protected override withClause(q: RQuery): string {
@@ -120,7 +134,7 @@ export class DuckDbPrinter extends SqlPrinter {
   protected override cast(x: Printed, to: CastType, safe: boolean): string {
     if (to === 'timestamp' && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
     // A record as text is its JSON without NULL members (recordJson), never DuckDB's STRUCT text.
-    if (to === 'string' && holdsRecord(x.type)) return asText(x, (p) => this.quoteIdent(this.fresh(p)));
+    if (to === 'string' && holdsRecord(x.type)) return this.recordText(x);
     return `${safe ? 'TRY_CAST' : 'CAST'}(${x.sql} AS ${castTypes[to]})`;
   }
 
@@ -173,10 +187,32 @@ export class DuckDbPrinter extends SqlPrinter {
   override expr(e: RExpr): string {
     // `record || text` would be DuckDB's STRUCT text, NULL members and all: JSON as a cast gives.
     if (e.kind === 'binary' && e.op === '||' && (holdsRecord(e.left.type) || holdsRecord(e.right.type))) {
-      const fresh = (p: string) => this.quoteIdent(this.fresh(p));
-      return `(${asText(this.printed(e.left), fresh)} || ${asText(this.printed(e.right), fresh)})`;
+      return `(${this.recordText(this.printed(e.left))} || ${this.recordText(this.printed(e.right))})`;
     }
+    if (e.kind === 'present') return this.present(e.value);
+    if (e.kind === 'func' && RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type))) return withoutPresenceText(super.expr(e));
     return super.expr(e);
+  }
+
+  /** A value as text (asText), records without their presence markers. */
+  private recordText(x: Printed): string {
+    const text = asText(x, (p) => this.quoteIdent(this.fresh(p)));
+    return holdsRecord(x.type) ? withoutPresenceText(text) : text;
+  }
+
+  /**
+   * The row carried the record `value`: its presence marker, where the record is a stored one
+   * (a narrow BOOLEAN column), else the record itself tested, which reads every field.
+   */
+  private present(value: RExpr): string {
+    const stored = value.kind === 'column' ? this.#origins?.stored(value) : undefined;
+    if (value.kind !== 'column' || stored === undefined) return `(${this.expr(value)} IS NOT NULL)`;
+    const storage = columnStorage(stored);
+    // A record partly in the overflow is built by the query when passed on; its typed part has the marker.
+    if (storage === 'overflow' || (storage === 'mixed' && stored !== value)) return `(${this.expr(value)} IS NOT NULL)`;
+    let sql = this.typedColumn(value);
+    for (const f of value.fields) sql = this.fieldAccess(sql, f, true);
+    return `(${this.fieldAccess(sql, PRESENCE_KEY, true)} IS NOT NULL)`;
   }
 
   protected override binary(op: BinaryOp, l: string, r: string): string {

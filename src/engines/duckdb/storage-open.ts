@@ -15,6 +15,8 @@ export interface DuckDbSourceStorage {
 export async function openDuckDbSourceStorage(db: DuckDb): Promise<DuckDbSourceStorage> {
   const repository = await DuckDbCatalogRepository.open(db);
   const storage = await DuckDbStorage.open(db);
+  // Tables written before presence markers existed get them (src/storage/presence.ts).
+  await storage.addPresenceMarkers();
   const sources = new SourceTables(storage, await SchemaCatalog.load(repository));
   await sources.reconcile();
   return {

@@ -30,7 +30,8 @@ import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
 import type { DuckDb } from './database.ts';
-import { convertExpression, duckDbType, jsonStructure, OVERFLOW_COLUMN, quoteIdent, quoteString } from './types.ts';
+import { convertExpression, duckDbType, jsonStructure, markedExpression, OVERFLOW_COLUMN, quoteIdent, quoteString } from './types.ts';
+import { PRESENCE_KEY } from '../../storage/presence.ts';
 import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import { wellFormed } from '../../storage/json-text.ts';
 import { serialQueue } from '../../serial-queue.ts';
@@ -293,6 +294,34 @@ export class DuckDbStorage implements StorageEngine {
     }
   }
 
+  /**
+   * Gives every record of the source tables (outside lists) the presence marker it lacks: tables
+   * written before markers existed. `ADD COLUMN … DEFAULT true` is a metadata change: a row whose
+   * record is NULL reads NULL through it. Returns the statements run.
+   */
+  addPresenceMarkers(): Promise<string[]> {
+    return this.exclusive(async () => {
+      const tables = await this.conn.runAndReadAll(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary AND starts_with(table_name, 'src_')",
+      );
+      const statements: string[] = [];
+      for (const [name] of tables.getRows()) {
+        const table = String(name);
+        const result = await this.conn.run(`SELECT * FROM ${quoteIdent(table)} LIMIT 0`);
+        const types = result.columnTypes();
+        result.columnNames().forEach((column, i) => {
+          for (const path of unmarkedRecords(types[i] as DuckDBType, [column])) {
+            statements.push(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS ${[...path, PRESENCE_KEY].map(quoteIdent).join('.')} BOOLEAN DEFAULT true`);
+          }
+        });
+      }
+      if (statements.length === 0) return statements;
+      await this.alter(this.ddlConn, statements);
+      this.versions.bump(tables.getRows().map(([n]) => String(n)));
+      return statements;
+    });
+  }
+
   deleteOlderThan(table: string, cutoff: bigint): Promise<number> {
     return this.exclusive(async () => {
       const result = await this.conn
@@ -397,7 +426,8 @@ function planFor(table: string, plans: TablePlans, present: ReadonlySet<string>)
   for (const n of names) setOwn(fields, n, plans.fields[n] as FieldType);
   const record: FieldType = { kind: 'record', fields };
   const targets = ['id', 'timestamp', 'event_message', ...names.map(quoteIdent)].join(', ');
-  const spread = names.map((n) => `, struct_extract(f, ${quoteString(n)})`).join('');
+  // Records get their presence markers here (src/storage/presence.ts): the JSON never holds them.
+  const spread = names.map((n) => `, ${markedExpression(`struct_extract(f, ${quoteString(n)})`, plans.fields[n] as FieldType)}`).join('');
   const structure = names.length === 0 ? '' : quoteString(JSON.stringify(jsonStructure(record)));
   const overflowTarget = overflow ? `, ${quoteIdent(OVERFLOW_COLUMN)}` : '';
   const overflowValue = overflow ? ', overflow' : '';
@@ -526,6 +556,13 @@ function jsonStrings(values: (string | null)[]): string {
   return JSON.stringify(values.map((v) => (v === null ? null : wellFormed(v))));
 }
 
+/** Paths of the STRUCTs (outside lists) in a column of `type` that lack the presence marker, outermost first. */
+function unmarkedRecords(type: DuckDBType, path: readonly string[]): string[][] {
+  if (type.typeId !== DuckDBTypeId.STRUCT) return [];
+  const own = type.entryNames.includes(PRESENCE_KEY) ? [] : [[...path]];
+  return [...own, ...type.entryNames.flatMap((name, i) => unmarkedRecords(type.entryTypes[i] as DuckDBType, [...path, name]))];
+}
+
 /** DuckDB type → FieldType, for the types this storage creates. */
 function fieldType(type: DuckDBType): FieldType {
   switch (type.typeId) {
@@ -543,7 +580,7 @@ function fieldType(type: DuckDBType): FieldType {
       return { kind: 'list', element: fieldType(type.valueType) };
     case DuckDBTypeId.STRUCT: {
       const fields: Record<string, FieldType> = Object.fromEntries(
-        type.entryNames.map((name, i) => [name, fieldType(type.entryTypes[i] as DuckDBType)]),
+        type.entryNames.flatMap((name, i) => (name === PRESENCE_KEY ? [] : [[name, fieldType(type.entryTypes[i] as DuckDBType)]])),
       );
       return { kind: 'record', fields };
     }

@@ -1,0 +1,89 @@
+/**
+ * Where a record a `present` test reads (src/sql/presence.ts) is stored, so a printer can test the
+ * record's presence marker (src/storage/presence.ts) instead of every field: the record as a
+ * stored table's column path, followed through CTEs and derived tables that pass it on as a plain
+ * column. Anything else (a record built by the query, an element of a list, a set operation) has no
+ * marker to read, and the printer tests the value itself.
+ */
+import { children, type OutColumn, type RExpr, type RFrom, type RQuery, type RSetExpr } from '../sql/resolved.ts';
+import { assertNever } from '../sql/types.ts';
+
+export type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
+
+/** The queries a statement's CTE and derived range variables read, to follow their columns. */
+export class RecordOrigins {
+  readonly #byColumns = new Map<readonly OutColumn[], RQuery>();
+  readonly #ctes = new Map<string, RQuery[]>();
+
+  constructor(root: RQuery) {
+    this.#query(root);
+  }
+
+  /**
+   * The stored table column path holding `e`'s record (`e` itself when it reads a table), or
+   * undefined when the value does not come from one unchanged.
+   */
+  stored(e: ColumnExpr): ColumnExpr | undefined {
+    const from = e.from;
+    switch (from.kind) {
+      case 'table':
+        return e;
+      case 'element':
+        return undefined;
+      case 'cte':
+      case 'derived': {
+        const byName = from.kind === 'cte' ? this.#ctes.get(from.cte.toLowerCase()) : undefined;
+        const q = this.#byColumns.get(from.columns) ?? (byName?.length === 1 ? byName[0] : undefined);
+        if (q === undefined || q.body.kind !== 'select') return undefined;
+        const item = q.body.columns.find((c) => c.name === e.column)?.expr;
+        if (item?.kind !== 'column' || item.column === undefined) return undefined;
+        return this.stored({ ...item, fields: [...item.fields, ...e.fields], type: e.type });
+      }
+      default:
+        return assertNever(from);
+    }
+  }
+
+  #query(q: RQuery): void {
+    this.#byColumns.set(q.columns, q);
+    for (const c of q.with) {
+      const key = c.name.toLowerCase();
+      this.#ctes.set(key, [...(this.#ctes.get(key) ?? []), c.query]);
+      this.#query(c.query);
+    }
+    this.#body(q.body);
+    for (const o of q.orderBy) this.#expr(o.expr);
+  }
+
+  #body(b: RSetExpr): void {
+    switch (b.kind) {
+      case 'select':
+        if (b.from) this.#from(b.from);
+        for (const c of b.columns) this.#expr(c.expr);
+        for (const e of [b.where, b.having, b.qualify, ...b.groupBy]) if (e) this.#expr(e);
+        return;
+      case 'setop':
+        this.#body(b.left);
+        this.#body(b.right);
+        return;
+      case 'nested':
+        this.#query(b.query);
+        return;
+      default:
+        assertNever(b);
+    }
+  }
+
+  #from(f: RFrom): void {
+    for (const factor of [f.first, ...f.joins.map((j) => j.factor)]) {
+      if (factor.kind === 'range' && factor.query) this.#query(factor.query);
+    }
+    for (const j of f.joins) if (j.on) this.#expr(j.on);
+  }
+
+  #expr(e: RExpr): void {
+    const { exprs, queries } = children(e);
+    for (const x of exprs) this.#expr(x);
+    for (const q of queries) this.#query(q);
+  }
+}
