@@ -417,6 +417,69 @@ function parseField(field: Field, spelling: string, fn: TimeFormatFunction, befo
 }
 
 
+/** The value FORMAT_* writes, as an engine's SQL. */
+export interface FormatValue {
+  /** The value whose digits are written (a TIMESTAMP already in the time zone argument's wall-clock time). */
+  readonly value: string;
+  /** The instant (a TIMESTAMP's own value; a DATETIME as if UTC). */
+  readonly instant: string;
+  /** A time zone argument was given: the offset is computed, else it is +00:00. */
+  readonly zoned: boolean;
+}
+
+/** How an engine spells FORMAT_*: runs of its own specifiers in one call, other fields as expressions. */
+export interface TimeFormatSpelling {
+  /** Each field: the engine's specifier, or the SQL of its text. */
+  readonly fields: Readonly<Record<Field, string | ((v: FormatValue) => string)>>;
+  /** One call writing `specifiers` (the engine's, `%%` for a percent sign) of `value`. */
+  call(value: string, specifiers: string): string;
+  /** The specifiers for seconds with exactly `digits` fraction digits, when the engine has them. */
+  secondsWith(digits: number): string | undefined;
+  /** The fraction's first `digits` digits (up to 6), or the 6 digits and zeros after them. */
+  fraction(value: string, digits: number): string;
+  /** The fraction without trailing zeros, with its point; '' for whole seconds. */
+  trimmedFraction(value: string): string;
+  concat(parts: readonly string[]): string;
+  /** '' for a value, NULL for NULL (a format of literal text only). */
+  empty(value: string): string;
+}
+
+/** FORMAT_*: runs of specifiers in one engine call, joined with the fields the engine has none for. */
+export function formatValue(format: string, fn: 'format_timestamp' | 'format_datetime' | 'format_date', v: FormatValue, s: TimeFormatSpelling): string {
+  const parts: string[] = [];
+  let run = '';
+  const flush = () => {
+    if (run) parts.push(s.call(v.value, run));
+    run = '';
+  };
+  for (const p of formatPieces(format, fn)) {
+    if (p.kind === 'text') {
+      run += p.text.replaceAll('%', '%%');
+      continue;
+    }
+    if (p.kind === 'seconds') {
+      const native = p.digits === '*' ? undefined : s.secondsWith(p.digits);
+      if (native !== undefined) {
+        run += native;
+        continue;
+      }
+      run += p.digits === '*' ? '%S' : '%S.';
+      flush();
+      parts.push(p.digits === '*' ? s.trimmedFraction(v.value) : s.fraction(v.value, p.digits));
+      continue;
+    }
+    const spec = s.fields[p.field];
+    if (typeof spec === 'string') run += spec;
+    else {
+      flush();
+      parts.push(spec(v));
+    }
+  }
+  flush();
+  if (parts.length === 0) return s.empty(v.value);
+  return parts.length === 1 ? parts[0]! : s.concat(parts);
+}
+
 /** How an engine spells the pieces of a parse. Integers are BIGINT/Int64; texts are strings. */
 export interface ParseSpelling {
   string(text: string): string;

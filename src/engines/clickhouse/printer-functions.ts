@@ -15,7 +15,7 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
-import { constantFormat, type Field, formatPieces, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
+import { constantFormat, type Field, type FormatValue, formatValue, type TimeFormatSpelling, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './client.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
@@ -98,15 +98,6 @@ function captureGroups(call: RFunc): number {
   return m ? m.length : 0;
 }
 
-/** How FORMAT_* writes each field (time-format.ts): a formatDateTime specifier, or an expression of the value. */
-interface FormatValue {
-  /** The value whose digits are written (a TIMESTAMP already in the time zone argument's wall-clock time). */
-  readonly value: string;
-  /** The instant (a TIMESTAMP's own value; a DATETIME as if UTC). */
-  readonly instant: string;
-  /** A time zone argument was given: the offset is computed, else it is +00:00. */
-  readonly zoned: boolean;
-}
 const pad = (sql: string, width: number, fill = '0') => `leftPad(toString(${sql}), ${width}, '${fill}')`;
 /** Minutes east of UTC of the wall-clock value (0 without a time zone argument). */
 const offsetMinutes = (v: FormatValue) => `intDiv(toUnixTimestamp64Micro(${v.value}) - toUnixTimestamp64Micro(${v.instant}), 60000000)`;
@@ -160,45 +151,20 @@ const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string
 };
 const TIME_FORMAT_EMITS = ['formatDateTime', 'toDateTime64', 'toString', 'leftPad', 'toYear', 'toMonth', 'arrayElement', 'array', 'toDayOfMonth', 'toDayOfYear', 'toDayOfWeek', 'toHour', 'lower', 'toUnixTimestamp64Micro', 'intDiv', 'abs', 'concat', 'if', 'substring', 'replaceRegexpOne', 'modulo', 'plus', 'minus', 'less', 'equals'];
 
-/** FORMAT_*: runs of specifiers in one formatDateTime call, joined with the fields ClickHouse has none for. */
+/** FORMAT_* in ClickHouse: formatDateTime specifiers where they mean BigQuery's, expressions elsewhere. */
+const timeFormatSpelling: TimeFormatSpelling = {
+  fields: FORMAT_FIELDS,
+  call: (value, specifiers) => `formatDateTime(${value}, ${quoteString(specifiers)})`,
+  // %f writes the value's 6 digits (DateTime64(6)).
+  secondsWith: (digits) => (digits === 6 ? '%S.%f' : undefined),
+  fraction: (value, digits) => (digits < 6 ? `substring(formatDateTime(${value}, '%f'), 1, ${digits})` : `formatDateTime(${value}, ${quoteString(`%f${'0'.repeat(digits - 6)}`)})`),
+  trimmedFraction: (value) => `replaceRegexpOne(formatDateTime(${value}, '.%f'), '[.]?0+$', '')`,
+  concat: (parts) => `concat(${parts.join(', ')})`,
+  empty: (value) => `if(isNull(${value}), NULL, '')`,
+};
+
 function formatTime(call: RFunc, fn: 'format_timestamp' | 'format_datetime' | 'format_date', value: string, instant: string, zoned: boolean): string {
-  const v: FormatValue = { value, instant, zoned };
-  const parts: string[] = [];
-  let run = '';
-  const flush = () => {
-    if (run) parts.push(`formatDateTime(${value}, ${quoteString(run)})`);
-    run = '';
-  };
-  for (const p of formatPieces(constantFormat(call.args, fn), fn)) {
-    if (p.kind === 'text') {
-      run += p.text.replaceAll('%', '%%');
-      continue;
-    }
-    if (p.kind === 'seconds') {
-      // %f writes the value's 6 digits (DateTime64(6)).
-      if (p.digits === 6) run += '%S.%f';
-      else if (p.digits === '*') {
-        run += '%S';
-        flush();
-        // The fraction without trailing zeros, and without the point for whole seconds.
-        parts.push(`replaceRegexpOne(formatDateTime(${value}, '.%f'), '[.]?0+$', '')`);
-      } else {
-        run += '%S.';
-        flush();
-        parts.push(p.digits < 6 ? `substring(formatDateTime(${value}, '%f'), 1, ${p.digits})` : `formatDateTime(${value}, ${quoteString(`%f${'0'.repeat(p.digits - 6)}`)})`);
-      }
-      continue;
-    }
-    const spec = FORMAT_FIELDS[p.field];
-    if (typeof spec === 'string') run += spec;
-    else {
-      flush();
-      parts.push(spec(v));
-    }
-  }
-  flush();
-  if (parts.length === 0) return `if(isNull(${value}), NULL, '')`;
-  return parts.length === 1 ? parts[0]! : `concat(${parts.join(', ')})`;
+  return formatValue(constantFormat(call.args, fn), fn, { value, instant, zoned }, timeFormatSpelling);
 }
 
 /** PARSE_*: the text read with time-format.ts's pattern, the value built from its groups (UTC DateTime64(6)). */

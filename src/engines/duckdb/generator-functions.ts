@@ -14,7 +14,7 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
-import { constantFormat, type Field, formatPieces, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
+import { constantFormat, type Field, type FormatValue, formatValue, type TimeFormatSpelling, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { quoteIdent } from './types.ts';
@@ -164,15 +164,6 @@ const jsonInput = (x: Printed, ctx: FunctionContext) => (holdsRecord(x.type) ? r
 
 const t = (emits: readonly string[], print: FunctionPrinter): Translation => ({ emits, print });
 
-/** How FORMAT_* writes each field (time-format.ts): a strftime specifier, or an expression of the value. */
-interface FormatValue {
-  /** The value whose digits are written (a TIMESTAMP already in the time zone argument's wall-clock time). */
-  readonly value: string;
-  /** The instant (a TIMESTAMP's own value; a DATETIME as if UTC). */
-  readonly instant: string;
-  /** A time zone argument was given: the offset is computed, else it is +00:00. */
-  readonly zoned: boolean;
-}
 const pad = (sql: string, width: number, fill = '0') => `lpad(CAST(${sql} AS VARCHAR), ${width}, '${fill}')`;
 /** Minutes east of UTC of the wall-clock value (0 without a time zone argument). */
 const offsetMinutes = (v: FormatValue) => `((epoch_us(${v.value}) - epoch_us(${v.instant})) // 60000000)`;
@@ -222,45 +213,20 @@ const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string
 };
 const TIME_FORMAT_EMITS = ['strftime', 'timezone', 'lpad', 'year', 'isoyear', 'quarter', 'day', 'hour', 'lower', 'epoch_us', 'floor', 'abs', 'rtrim', 'left', '||', '-', '//', '%', '/', '<', '='];
 
-/** FORMAT_*: runs of specifiers in one strftime call, joined with the fields DuckDB has none for. */
+/** FORMAT_* in DuckDB: strftime specifiers where they mean BigQuery's, expressions elsewhere. */
+const timeFormatSpelling: TimeFormatSpelling = {
+  fields: FORMAT_FIELDS,
+  call: (value, specifiers) => `strftime(${value}, ${sqlString(specifiers)})`,
+  // %g: milliseconds, %f: microseconds; other digit counts cut %f.
+  secondsWith: (digits) => (digits === 3 ? '%S.%g' : digits === 6 ? '%S.%f' : undefined),
+  fraction: (value, digits) => (digits < 6 ? `left(strftime(${value}, '%f'), ${digits})` : `strftime(${value}, ${sqlString(`%f${'0'.repeat(digits - 6)}`)})`),
+  trimmedFraction: (value) => `rtrim(strftime(${value}, '.%f'), '.0')`,
+  concat: (parts) => `(${parts.join(' || ')})`,
+  empty: (value) => `CASE WHEN ${value} IS NULL THEN NULL ELSE '' END`,
+};
+
 function formatTime(call: RFunc, fn: 'format_timestamp' | 'format_datetime' | 'format_date', value: string, instant: string, zoned: boolean): string {
-  const v: FormatValue = { value, instant, zoned };
-  const parts: string[] = [];
-  let run = '';
-  const flush = () => {
-    if (run) parts.push(`strftime(${value}, ${sqlString(run)})`);
-    run = '';
-  };
-  for (const p of formatPieces(constantFormat(call.args, fn), fn)) {
-    if (p.kind === 'text') {
-      run += p.text.replaceAll('%', '%%');
-      continue;
-    }
-    if (p.kind === 'seconds') {
-      // %E3S and %E6S have specifiers (%g: milliseconds, %f: microseconds); others cut %f.
-      if (p.digits === 3 || p.digits === 6) run += p.digits === 3 ? '%S.%g' : '%S.%f';
-      else if (p.digits === '*') {
-        run += '%S';
-        flush();
-        // The fraction without trailing zeros, and without the point for whole seconds.
-        parts.push(`rtrim(strftime(${value}, '.%f'), '.0')`);
-      } else {
-        run += '%S.';
-        flush();
-        parts.push(p.digits < 6 ? `left(strftime(${value}, '%f'), ${p.digits})` : `strftime(${value}, ${sqlString(`%f${'0'.repeat(p.digits - 6)}`)})`);
-      }
-      continue;
-    }
-    const spec = FORMAT_FIELDS[p.field];
-    if (typeof spec === 'string') run += spec;
-    else {
-      flush();
-      parts.push(spec(v));
-    }
-  }
-  flush();
-  if (parts.length === 0) return `CASE WHEN ${value} IS NULL THEN NULL ELSE '' END`;
-  return parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`;
+  return formatValue(constantFormat(call.args, fn), fn, { value, instant, zoned }, timeFormatSpelling);
 }
 
 /** PARSE_*: the text read with time-format.ts's pattern, the value built from its groups. */
