@@ -9,8 +9,12 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode, isNotWritable, StartupError } from './startup-error.ts';
 
-/** The format this build writes and the newest it reads. */
-export const DATA_FORMAT = 1;
+/**
+ * The format this build writes and the newest it reads. 1: the first marked layout. 2: every
+ * record holds a presence marker (src/storage/presence.ts), which an earlier build would show as a
+ * field and fail to insert beside; an earlier folder is upgraded at open.
+ */
+export const DATA_FORMAT = 2;
 export const FORMAT_FILE = 'quarry-format.json';
 
 interface Marker {

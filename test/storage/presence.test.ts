@@ -158,9 +158,11 @@ describe('DuckDB tables from before markers, and schema growth', () => {
 
     const db = await openDuckDb({ path: file, threads: 2 });
     const storage = await DuckDbStorage.open(db);
-    const added = await storage.addPresenceMarkers();
+    const heard: [number, number][] = [];
+    const added = await storage.addPresenceMarkers((records, tables) => heard.push([records, tables]));
     assert.equal(added.length, 3, added.join('\n'));
-    assert.deepEqual(await storage.addPresenceMarkers(), []);
+    assert.deepEqual(heard, [[3, 1]], 'the person starting it hears what will take time, before it does');
+    assert.deepEqual(await storage.addPresenceMarkers(() => assert.fail('nothing is left to add')), []);
     assert.deepEqual(await storage.describeTable('src_logs'), { columns: source.schema.columns });
     const query = new DuckDbQueryRunner({ connect: () => db.connect() });
     const catalog = makeCatalog([source]);
