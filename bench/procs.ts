@@ -25,10 +25,16 @@ export interface CommandResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  cwd?: string;
+  /** The child's whole environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Runs a command to completion; never throws for a non-zero exit (look at `code`). */
-export function run(command: string, args: readonly string[], input?: string): Promise<CommandResult> {
+export function run(command: string, args: readonly string[], input?: string, options: RunOptions = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

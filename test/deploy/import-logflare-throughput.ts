@@ -9,13 +9,13 @@
  *
  * Not part of `npm test` (its name does not end in .test.ts).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { run } from '../../bench/procs.ts';
 import type { JsonReport } from '../../src/import/report.ts';
 import { createLogflareLayout, fillEdgeLogs } from '../support/logflare-postgres.ts';
 import { startTestPostgres } from '../support/postgres.ts';
@@ -39,29 +39,16 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; report: JsonReport; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/import-logflare.ts'), ...args], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on('close', (code) => {
-      try {
-        resolve({ code, report: JSON.parse(out) as JsonReport, stderr: err });
-      } catch {
-        reject(new Error(`the import failed (${code}): ${err}`));
-      }
-    });
+async function runCli(args: string[]): Promise<{ code: number; report: JsonReport; stderr: string }> {
+  const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/import-logflare.ts'), ...args], undefined, {
+    cwd: root,
+    env: { ...process.env, NODE_TEST_CONTEXT: undefined },
   });
+  try {
+    return { code, report: JSON.parse(stdout) as JsonReport, stderr };
+  } catch {
+    throw new Error(`the import failed (${code}): ${stderr}`);
+  }
 }
 
 const pg = await startTestPostgres();

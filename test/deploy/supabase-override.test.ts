@@ -8,10 +8,10 @@
  * request per Vector sink, and Studio's request reads each back through `logs.all`. No Docker.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { run } from '../../bench/procs.ts';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { supabaseSources } from '../../src/metadata/sources.ts';
 import { startTestServer, tempDataDir, type TestServer } from '../support/server.ts';
@@ -201,23 +201,9 @@ describe('the override, against Supabase’s compose files', () => {
   });
 });
 
-/** Runs `node -e <script>` with `env`; resolves with the exit code and output. */
-function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, out }));
-  });
+/** Runs node with `args` and only `env` (and PATH); resolves with the exit code. */
+async function runNode(args: string[], env: Record<string, string>): Promise<{ code: number }> {
+  return run(process.execPath, args, undefined, { env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
 /** One event per Vector sink, shaped as vector.yml's transforms shape them (project where each CTE reads it). */
