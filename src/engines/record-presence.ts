@@ -6,7 +6,7 @@
  * marker to read, and the printer tests the value itself.
  */
 import { children, type OutColumn, type RExpr, type RFrom, type RQuery, type RSetExpr } from '../sql/resolved.ts';
-import { assertNever } from '../sql/types.ts';
+import { assertNever, holdsRecord } from '../sql/types.ts';
 
 export type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 
@@ -86,4 +86,12 @@ export class RecordOrigins {
     for (const x of exprs) this.#expr(x);
     for (const q of queries) this.#query(q);
   }
+}
+
+/** Functions whose text result holds a record argument's JSON, which must not show the presence marker. */
+const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'json_query', 'json_extract', 'concat', 'array_to_string']);
+
+/** A call whose text holds the JSON of a record argument (its markers to be taken out). */
+export function recordTextCall(e: RExpr): boolean {
+  return e.kind === 'func' && RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type));
 }

@@ -5,7 +5,7 @@
  * event without `response`), so the common Studio shapes read no extra column.
  */
 import { isAggregate } from './functions.ts';
-import { children, freeze, type RExpr, type RFrom, type RJoin, type RQuery } from './resolved.ts';
+import { allOf, children, freeze, type RExpr, type RFrom, type RJoin, type RQuery } from './resolved.ts';
 import { scalar } from './types.ts';
 
 const bool = scalar('bool');
@@ -23,9 +23,6 @@ export function presence(value: RExpr): RExpr | undefined {
   }
 }
 
-export function and(left: RExpr, right: RExpr): RExpr {
-  return freeze<RExpr>({ kind: 'binary', op: 'and', left, right, type: bool });
-}
 
 function conjuncts(e: RExpr): RExpr[] {
   return e.kind === 'binary' && e.op === 'and' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
@@ -68,8 +65,7 @@ function implies(column: Column, record: RExpr): boolean {
 
 /** `e` without the presence tests that `impliedBy` says are implied (undefined when nothing is left). */
 function prune(e: RExpr, impliedBy: (record: RExpr) => boolean): RExpr | undefined {
-  const kept = conjuncts(e).filter((c) => c.kind !== 'present' || !impliedBy(c.value));
-  return kept.length === 0 ? undefined : kept.reduce((a, b) => and(a, b));
+  return allOf(...conjuncts(e).filter((c) => c.kind !== 'present' || !impliedBy(c.value)));
 }
 
 /** The record values of the presence tests in `e`'s conjuncts. */
@@ -113,8 +109,7 @@ export function scalarWithoutFrom(q: RQuery): RExpr | undefined {
   if (s.from.first.kind !== 'unnestRecord' || !s.from.joins.every((j) => j.factor.kind === 'unnestRecord')) return undefined;
   if (s.distinct || s.groupBy.length > 0 || s.having || s.qualify || s.columns.length !== 1 || hasAggregate(s.columns[0]!.expr)) return undefined;
   const value = s.columns[0]!.expr;
-  const conditions = [...s.from.joins.flatMap((j) => (j.on ? [j.on] : [])), ...(s.where ? [s.where] : [])];
-  if (conditions.length === 0) return value;
-  const when = conditions.reduce((a, b) => and(a, b));
+  const when = allOf(...s.from.joins.map((j) => j.on), s.where);
+  if (when === undefined) return value;
   return freeze<RExpr>({ kind: 'case', operand: undefined, whens: freeze([freeze({ when, result: value })]), else: undefined, type: value.type });
 }

@@ -21,9 +21,10 @@
 import { QuarryError } from '../errors.ts';
 import { allColumns } from '../storage/overflow.ts';
 import type { CastType, DatePart, Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
-import { and, presence, scalarWithoutFrom, withoutImpliedPresence } from './presence.ts';
+import { presence, scalarWithoutFrom, withoutImpliedPresence } from './presence.ts';
 import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
+  allOf,
   freeze,
   type OutColumn,
   type RangeVar,
@@ -233,7 +234,7 @@ class Resolver {
     const written = s.where ? this.expr(s.where, scope, false) : undefined;
     const pruned = resolvedFrom ? withoutImpliedPresence(resolvedFrom.from, resolvedFrom.filter, written) : undefined;
     const from = pruned?.from;
-    const where = pruned?.filter && written ? and(pruned.filter, written) : (pruned?.filter ?? written);
+    const where = allOf(pruned?.filter, written);
     scope.selectAliases = aliases;
     const groupBy = s.groupBy.map((g) => this.groupItem(g, scope));
     const body: RSelect = freeze({
@@ -305,8 +306,7 @@ class Resolver {
         }
         const join = this.leftNested(f.from, env, inner);
         mergeScope(into, inner);
-        const condition = on ? this.expr(on, into, false) : undefined;
-        joins.push(freeze({ ...join, on: join.on && condition ? and(join.on, condition) : (join.on ?? condition) }));
+        joins.push(freeze({ ...join, on: allOf(join.on, on ? this.expr(on, into, false) : undefined) }));
         return;
       }
       if (first === undefined) {
@@ -319,8 +319,7 @@ class Resolver {
     };
     add(from.first, 'cross', undefined, undefined, scope);
     for (const j of from.joins) add(j.table, j.type, j.on, j.using, scope);
-    const filter = filters.length === 0 ? undefined : filters.reduce((a, b) => and(a, b));
-    return { from: freeze({ first: first!, joins: freeze(joins) }), filter };
+    return { from: freeze({ first: first!, joins: freeze(joins) }), filter: allOf(...filters) };
   }
 
   /**
@@ -342,8 +341,7 @@ class Resolver {
       if (u.factor.kind !== 'unnestRecord') throw unsupported();
       if (u.onResolved) conditions.push(u.onResolved);
     }
-    const condition = conditions.length === 0 ? undefined : conditions.reduce((a, b) => and(a, b));
-    return freeze({ type: 'left', factor: table.factor, on: condition, using: undefined });
+    return freeze({ type: 'left', factor: table.factor, on: allOf(...conditions), using: undefined });
   }
 
   private join(f: TableFactor, type: RJoin['type'], on: Expr | undefined, using: readonly string[] | undefined, env: CteEnv, scope: Scope): RJoin {
@@ -408,8 +406,7 @@ class Resolver {
       factor = freeze({ kind: 'unnestList', range, array, keepEmpty });
     }
     // JOIN UNNEST(...) ON cond: the condition filters the unnested rows.
-    const condition = onTrue ? undefined : this.expr(on!, scope, false);
-    return { factor, onResolved: present && condition ? and(present, condition) : (present ?? condition) };
+    return { factor, onResolved: allOf(present, onTrue ? undefined : this.expr(on!, scope, false)) };
   }
 
   // -------------------------------------------------------------------------------------------

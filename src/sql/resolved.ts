@@ -17,7 +17,7 @@ import { own } from '../storage/fields.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { BinaryOp, CastType, DatePart, Literal } from './ast.ts';
 import type { FunctionName } from './functions.ts';
-import { assertNever, type VType } from './types.ts';
+import { assertNever, scalar, type VType } from './types.ts';
 
 export interface OutColumn {
   readonly name: string;
@@ -223,6 +223,17 @@ export function freeze<T extends object>(node: T): T {
 }
 
 /** Direct sub-expressions and subqueries of a resolved expression. */
+/** `left AND right`. */
+export function and(left: RExpr, right: RExpr): RExpr {
+  return freeze<RExpr>({ kind: 'binary', op: 'and', left, right, type: scalar('bool') });
+}
+
+/** The conjunction of the conditions given (undefined ones left out), or undefined for none. */
+export function allOf(...conditions: readonly (RExpr | undefined)[]): RExpr | undefined {
+  const given = conditions.filter((c): c is RExpr => c !== undefined);
+  return given.length === 0 ? undefined : given.reduce(and);
+}
+
 export function children(e: RExpr): { exprs: readonly RExpr[]; queries: readonly RQuery[] } {
   const none: readonly RExpr[] = [];
   switch (e.kind) {

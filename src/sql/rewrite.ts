@@ -32,6 +32,8 @@
  */
 import { functions } from './functions.ts';
 import {
+  allOf,
+  and,
   freeze,
   type ROrder,
   type RExpr,
@@ -130,8 +132,7 @@ export function limitCteToTopN(q: RQuery): RQuery {
   if (first.kind !== 'range' || first.range.kind !== 'cte') return q;
   if (!s.from.joins.every((j) => j.factor.kind === 'unnestRecord' && j.using === undefined)) return q;
   // A record UNNEST's condition (the record's presence) filters rows as the WHERE clause does.
-  const filters = [...s.from.joins.flatMap((j) => (j.on ? [j.on] : [])), ...(s.where ? [s.where] : [])];
-  const outerFilter = filters.length === 0 ? undefined : filters.reduce((a, b) => freeze<RExpr>({ kind: 'binary', op: 'and', left: a, right: b, type: scalar('bool') }));
+  const outerFilter = allOf(...s.from.joins.map((j) => j.on), s.where);
   if (outerFilter && !rowLocal(outerFilter)) return q;
   const range = first.range;
   const index = q.with.findIndex((c) => c.name === range.cte);
@@ -155,7 +156,7 @@ export function limitCteToTopN(q: RQuery): RQuery {
   if (outerFilter) {
     const filter = throughCte(outerFilter, range, items);
     if (!filter) return q;
-    const where = body.where ? freeze<RExpr>({ kind: 'binary', op: 'and', left: body.where, right: filter, type: scalar('bool') }) : filter;
+    const where = body.where ? and(body.where, filter) : filter;
     body = freeze({ ...body, where });
   }
   const ordered = freeze(orderBy);

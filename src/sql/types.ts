@@ -70,6 +70,11 @@ export function fromFieldType(f: FieldType): VType {
   return t;
 }
 
+/** Whether a value of type `t` holds a record: a record, or a list of them (at any depth). */
+export function holdsRecord(t: VType): boolean {
+  return t.k === 'record' || (t.k === 'list' && holdsRecord(t.element));
+}
+
 export function isScalar(t: VType, name: ScalarName): boolean {
   return t.k === 'scalar' && t.t === name;
 }

@@ -34,10 +34,10 @@ import {
 } from '../../sql/generator.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
 import type { RExpr, RFactor, RQuery, RSelect, RSetExpr } from '../../sql/resolved.ts';
-import { assertNever, isScalar, scalar, type VType } from '../../sql/types.ts';
+import { assertNever, holdsRecord, isScalar, scalar, type VType } from '../../sql/types.ts';
 import { PRESENCE_JSON_PATTERN, PRESENCE_KEY } from '../../storage/presence.ts';
 import type { Catalog } from '../../storage/schema.ts';
-import { type ColumnExpr, RecordOrigins } from '../record-presence.ts';
+import { type ColumnExpr, RecordOrigins, recordTextCall } from '../record-presence.ts';
 import { quoteIdent, quoteString } from './client.ts';
 import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
 import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
@@ -48,10 +48,6 @@ export type { GeneratedQuery } from '../../sql/generator.ts';
 /** A record's JSON text without storage's presence markers. */
 function withoutPresence(text: string): string {
   return `replaceRegexpAll(${text}, ${quoteString(PRESENCE_JSON_PATTERN)}, '')`;
-}
-
-function holdsRecord(t: VType): boolean {
-  return t.k === 'record' || (t.k === 'list' && holdsRecord(t.element));
 }
 
 export interface ClickHouseGenerateOptions extends GenerateOptions {
@@ -71,9 +67,6 @@ export function generateClickHouse(query: Query, options: ClickHouseGenerateOpti
   };
   return generateSql(query, { ...options, catalog }, new ClickHousePrinter(options.database, options.paramTypes, unmarked));
 }
-
-/** Functions whose text result holds a record argument's JSON, which must not show the presence marker. */
-const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'json_query', 'json_extract', 'concat', 'array_to_string']);
 
 /**
  * The placeholder type of each binding (the text `paramText` gives is parsed as this type). NULL
@@ -348,7 +341,7 @@ export class ClickHousePrinter extends SqlPrinter {
         return this.present(e.value);
       case 'func':
         // A record's JSON text without storage's presence markers.
-        return RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type)) ? withoutPresence(super.expr(e)) : super.expr(e);
+        return recordTextCall(e) ? withoutPresence(super.expr(e)) : super.expr(e);
       case 'binary':
         return e.op === '||' && (holdsRecord(e.left.type) || holdsRecord(e.right.type)) ? withoutPresence(super.expr(e)) : super.expr(e);
       case 'struct': {

@@ -15,7 +15,7 @@ import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translat
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
 import { constantFormat, type Field, type FormatValue, formatValue, type TimeFormatSpelling, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
-import { isScalar, type VType } from '../../sql/types.ts';
+import { holdsRecord, isScalar, type VType } from '../../sql/types.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { quoteIdent } from './types.ts';
 
@@ -112,11 +112,6 @@ const formatSpelling: FormatSpelling = {
 function format(call: RFunc, args: readonly Printed[]): string {
   const parts = formatParts(call.args, args.map((a) => a.sql), formatSpelling);
   return parts.length === 0 ? "''" : `(${parts.join(' || ')})`;
-}
-
-/** Whether a value of type `t` holds a record: a record, or a list of them (at any depth). */
-export function holdsRecord(t: VType): boolean {
-  return t.k === 'record' || (t.k === 'list' && holdsRecord(t.element));
 }
 
 /** Whether a list holding records is somewhere in a value of type `t`. */

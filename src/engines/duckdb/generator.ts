@@ -28,10 +28,10 @@ import type { RExpr, RFactor, RQuery } from '../../sql/resolved.ts';
 import { columnStorage, freeze } from '../../sql/resolved.ts';
 import { emptyFields, setOwn } from '../../storage/fields.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
-import { RecordOrigins } from '../record-presence.ts';
+import { RecordOrigins, recordTextCall } from '../record-presence.ts';
 import { OVERFLOW_COLUMN, withoutPresenceText } from './types.ts';
-import { assertNever, isScalar, type VType } from '../../sql/types.ts';
-import { asText, duckDbFunctions, duckPart, holdsRecord, RECORD_JSON_EMITS, stringToTimestamp } from './generator-functions.ts';
+import { assertNever, holdsRecord, isScalar, type VType } from '../../sql/types.ts';
+import { asText, duckDbFunctions, duckPart, RECORD_JSON_EMITS, stringToTimestamp } from './generator-functions.ts';
 
 export type { GeneratedQuery, GenerateOptions } from '../../sql/generator.ts';
 
@@ -93,9 +93,6 @@ const castTypes: Readonly<Record<CastType, string>> = {
   date: 'DATE',
   bytes: 'BLOB',
 };
-
-/** Functions whose text result holds a record argument's JSON, which must not show the presence marker. */
-const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'json_query', 'json_extract', 'concat', 'array_to_string']);
 
 export class DuckDbPrinter extends SqlPrinter {
   readonly capabilities: Capabilities = { lateMaterialisation: { maxRows: 10_000 } };
@@ -190,7 +187,7 @@ export class DuckDbPrinter extends SqlPrinter {
       return `(${this.recordText(this.printed(e.left))} || ${this.recordText(this.printed(e.right))})`;
     }
     if (e.kind === 'present') return this.present(e.value);
-    if (e.kind === 'func' && RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type))) return withoutPresenceText(super.expr(e));
+    if (recordTextCall(e)) return withoutPresenceText(super.expr(e));
     return super.expr(e);
   }
 
