@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBatches } from '../src/demo/generator.ts';
-import { openDuckDb } from '../src/engines/duckdb/database.ts';
+import { openDuckDb } from '../src/embedded-db/database.ts';
 import { openDuckDbSourceStorage } from '../src/engines/duckdb/storage-open.ts';
 import { parseBody } from '../src/ingest/body.ts';
 import { IngestService } from '../src/ingest/pipeline.ts';

@@ -2,6 +2,9 @@
  * Environment → typed configuration, in one place (docs/API.md §1).
  */
 import path from 'node:path';
+import type { ConfiguredEngine } from './engines/engine.ts';
+import { engineDefinition, engineNames } from './engines/registry.ts';
+import { byteSize as bytes, type Env, optional, wholeNumber as positiveInt } from './settings.ts';
 import { defaultQueryBounds, type QueryBounds } from './sql/bounds.ts';
 import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
 
@@ -40,12 +43,6 @@ export interface Config {
    * and DuckDB's allocations outside its buffer manager.
    */
   memoryBudgetBytes: number;
-  /** DuckDB memory limit, e.g. '4GB' (default: half of the memory budget). */
-  memoryLimit: string;
-  /** DuckDB worker threads (default: DuckDB's choice, the core count). */
-  duckdbThreads?: number;
-  /** Spill space for DuckDB under DATA_DIR, e.g. '4GiB' (default: DuckDB's, 90% of free disk). */
-  duckdbMaxTempSize?: string;
   /** Largest query response body, bytes; a larger result is refused (RESULT_TOO_LARGE). */
   responseMaxBytes: number;
   /**
@@ -61,14 +58,10 @@ export interface Config {
   /** Seconds between retention sweeps. */
   retentionSweepSeconds: number;
   httpTimeouts: HttpTimeouts;
-  /** WAL size that triggers a DuckDB checkpoint, e.g. '64MiB' (the default; the crash test lowers it). */
-  checkpointThreshold?: string;
   /** 'info' by default; 'silent' in tests. */
   logLevel: string;
-  /** QUARRY_ENGINE: the embedded DuckDB store (default) or ClickHouse. */
-  engine: 'duckdb' | 'clickhouse';
-  /** Set when engine is 'clickhouse'. */
-  clickhouse?: ClickHouseConfig;
+  /** QUARRY_ENGINE (default: the registry's first, embedded DuckDB), with its own settings read. */
+  engine: ConfiguredEngine;
   /** Also accepted by GET /metrics, besides private-scope tokens (docs/API.md §1). */
   metricsToken?: string;
   /**
@@ -84,60 +77,7 @@ export interface Config {
   metadataMaxStalenessMs: number;
 }
 
-export interface ClickHouseConfig {
-  /** CLICKHOUSE_URL: `http(s)://host:port`, or `chdb:` / `chdb:///dir` for embedded chDB. */
-  url: string;
-  user?: string;
-  password?: string;
-  /** CLICKHOUSE_DATABASE (default `quarry`): every Quarry table lives in it. */
-  database: string;
-  /** CLICKHOUSE_CLUSTER: a cluster of the servers' `remote_servers`; tables are created ON CLUSTER. */
-  cluster?: string;
-}
-
-export type Env = Record<string, string | undefined>;
-
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new Error(`${name} must be a whole number, got "${raw}"`);
-  }
-  return n;
-}
-
-/** A byte size: a whole number of bytes, or with a unit (`512MiB`, `2GiB`, `1.5GB`). */
-export function parseBytes(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const units: Record<string, number> = {
-    b: 1,
-    kb: 1e3,
-    mb: 1e6,
-    gb: 1e9,
-    tb: 1e12,
-    kib: 2 ** 10,
-    mib: 2 ** 20,
-    gib: 2 ** 30,
-    tib: 2 ** 40,
-  };
-  const unit = units[(m[2] ?? 'b').toLowerCase()] as number;
-  return Math.floor(Number(m[1]) * unit);
-}
-
-function bytes(env: Env, name: string, fallback: number): number {
-  const raw = optional(env, name);
-  if (raw === undefined) return fallback;
-  const n = parseBytes(raw);
-  if (n === undefined || n <= 0) throw new Error(`${name} must be a size such as 2GiB or 536870912, got "${raw}"`);
-  return n;
-}
-
-function optional(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
+export type { Env };
 
 /**
  * QUERY_RESULT_MEMORY's default: a 32nd of MEMORY_BUDGET, and at least the response cap (64 MiB at
@@ -164,10 +104,6 @@ export function loadConfig(env: Env = process.env): Config {
   const maxConcurrentQueries = Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4));
   const memoryBudgetBytes = bytes(env, 'MEMORY_BUDGET', 2 * 2 ** 30);
   const responseMaxBytes = bytes(env, 'QUERY_MAX_RESPONSE_BYTES', defaultResponseMaxBytes(memoryBudgetBytes));
-  const duckdbMemory = optional(env, 'DUCKDB_MEMORY_LIMIT');
-  if (duckdbMemory !== undefined && parseBytes(duckdbMemory) === undefined) {
-    throw new Error(`DUCKDB_MEMORY_LIMIT must be a size such as 1GiB, got "${duckdbMemory}"`);
-  }
   const config: Config = {
     port: positiveInt(env, 'PORT', 4000),
     host: optional(env, 'HOST') ?? '127.0.0.1',
@@ -180,7 +116,6 @@ export function loadConfig(env: Env = process.env): Config {
     // machine DuckDB already spreads each query over every core, so more at once adds little.
     maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2)))),
     memoryBudgetBytes,
-    memoryLimit: duckdbMemory ?? `${Math.floor(memoryBudgetBytes / 2 / 2 ** 20)}MiB`,
     responseMaxBytes,
     resultMemoryBytes: bytes(env, 'QUERY_RESULT_MEMORY', defaultResultMemory(memoryBudgetBytes, responseMaxBytes)),
     queryBounds: {
@@ -204,7 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: Math.max(1, positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
     },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
-    engine: 'duckdb',
+    engine: configureEngine(env, path.resolve(optional(env, 'DATA_DIR') ?? './data'), memoryBudgetBytes),
     metadataPollMs: Math.max(50, positiveInt(env, 'METADATA_POLL_MS', 1000)),
     metadataMaxStalenessMs: positiveInt(env, 'METADATA_MAX_STALENESS_MS', 10_000),
   };
@@ -213,8 +148,6 @@ export function loadConfig(env: Env = process.env): Config {
   const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
   const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
   const legacy = optional(env, 'LOGFLARE_API_KEY');
-  const threads = optional(env, 'DUCKDB_THREADS');
-  const tempSize = optional(env, 'DUCKDB_MAX_TEMP_SIZE');
   const metricsToken = optional(env, 'METRICS_TOKEN');
   if (metricsToken) config.metricsToken = metricsToken;
   const retention = optional(env, 'SUPABASE_RETENTION_DAYS');
@@ -233,24 +166,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (priv) config.privateAccessToken = priv;
   if (pub) config.publicAccessToken = pub;
   if (legacy) config.legacyApiKey = legacy;
-  if (threads) config.duckdbThreads = Math.max(1, positiveInt(env, 'DUCKDB_THREADS', 1));
-  if (tempSize) {
-    if (parseBytes(tempSize) === undefined) throw new Error(`DUCKDB_MAX_TEMP_SIZE must be a size such as 4GiB, got "${tempSize}"`);
-    config.duckdbMaxTempSize = tempSize;
-  }
-  const checkpoint = optional(env, 'DUCKDB_CHECKPOINT_THRESHOLD');
-  if (checkpoint) {
-    if (!/^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)$/i.test(checkpoint)) {
-      throw new Error(`DUCKDB_CHECKPOINT_THRESHOLD must be a size such as 64MiB, got "${checkpoint}"`);
-    }
-    config.checkpointThreshold = checkpoint;
-  }
-  const engine = optional(env, 'QUARRY_ENGINE') ?? 'duckdb';
-  if (engine !== 'duckdb' && engine !== 'clickhouse') {
-    throw new Error(`QUARRY_ENGINE must be duckdb or clickhouse, got "${engine}"`);
-  }
-  config.engine = engine;
-  if (engine === 'clickhouse') config.clickhouse = clickHouseConfig(env);
   return config;
 }
 
@@ -259,44 +174,15 @@ export function generatedTokenPath(config: Config): string {
   return path.join(config.dataDir, 'private-access-token');
 }
 
-export function databasePath(config: Config): string {
-  return path.join(config.dataDir, 'quarry.duckdb');
-}
-
-function clickHouseConfig(env: Env): ClickHouseConfig {
-  const url = optional(env, 'CLICKHOUSE_URL');
-  if (url === undefined) {
-    throw new Error('QUARRY_ENGINE=clickhouse needs CLICKHOUSE_URL (http://host:8123, or chdb: for an embedded chDB under DATA_DIR)');
-  }
-  if (!/^(https?:\/\/|chdb:)/.test(url)) throw new Error(`CLICKHOUSE_URL must start with http://, https:// or chdb:, got "${url}"`);
-  const database = optional(env, 'CLICKHOUSE_DATABASE') ?? 'quarry';
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
-    throw new Error(`CLICKHOUSE_DATABASE must be letters, digits and _ (at most 64), got "${database}"`);
-  }
-  const config: ClickHouseConfig = { url, database };
-  const user = optional(env, 'CLICKHOUSE_USER');
-  const password = optional(env, 'CLICKHOUSE_PASSWORD');
-  if (user) config.user = user;
-  if (password) config.password = password;
-  const cluster = optional(env, 'CLICKHOUSE_CLUSTER');
-  if (cluster !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(cluster)) throw new Error(`CLICKHOUSE_CLUSTER must be letters, digits, - and _ (at most 64), got "${cluster}"`);
-    if (url.startsWith('chdb:')) throw new Error('CLICKHOUSE_CLUSTER needs a ClickHouse server (CLICKHOUSE_URL=http://…): embedded chDB is one machine');
-    config.cluster = cluster;
-  }
-  return config;
-}
-
-/** The chDB data directory `CLICKHOUSE_URL=chdb:` (under DATA_DIR) or `chdb:///dir` names; undefined for a server URL. */
-export function chdbPath(config: Pick<Config, 'dataDir' | 'clickhouse'>): string | undefined {
-  const url = config.clickhouse?.url;
-  if (url === undefined || !url.startsWith('chdb:')) return undefined;
-  const rest = url.slice('chdb:'.length);
-  if (rest === '' || rest === '//') return path.join(config.dataDir, 'clickhouse');
-  return path.resolve(rest.replace(/^\/\//, ''));
+/** QUARRY_ENGINE's engine, its settings read (src/engines/registry.ts). */
+function configureEngine(env: Env, dataDir: string, memoryBudgetBytes: number): ConfiguredEngine {
+  const name = optional(env, 'QUARRY_ENGINE') ?? (engineNames[0] as string);
+  const definition = engineDefinition(name);
+  if (definition === undefined) throw new Error(`QUARRY_ENGINE must be ${engineNames.join(' or ')}, got "${name}"`);
+  return definition.configure(env, { dataDir, memoryBudgetBytes });
 }
 
 /** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */
-export function metadataPath(config: Config): string {
+export function metadataPath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'metadata.duckdb');
 }

@@ -8,15 +8,12 @@ import { rename } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { createAuth } from './auth/auth.ts';
 import { bootstrapTokens } from './auth/bootstrap.ts';
-import { type Config, chdbPath, databasePath, metadataPath, parseBytes } from './config.ts';
+import { type Config, metadataPath } from './config.ts';
 import { type ClaimedFolders, claimDataFolders } from './data-dir/claim.ts';
 import { errnoCode, StartupError } from './data-dir/startup-error.ts';
-import { openClickHouseEngine } from './engines/clickhouse/index.ts';
 import { QuarryError } from './errors.ts';
-import { openDuckDbEngine } from './engines/duckdb/index.ts';
-import type { Engine } from './engines/engine.ts';
-import { FREE_CLAIM_BYTES, ResultMemory } from './engines/result-memory.ts';
-import { openEmbeddedMetadata } from './engines/duckdb/metadata/records.ts';
+import { FREE_CLAIM_BYTES, ResultMemory } from './query/result-memory.ts';
+import { openEmbeddedMetadata } from './metadata/embedded/records.ts';
 import { type Clock, openEndpoints } from './endpoints/index.ts';
 import { withCatalogRefresh } from './endpoints/catalog-refresh.ts';
 import { fanOut } from './endpoints/observation.ts';
@@ -81,30 +78,6 @@ export interface StartOptions {
   folders?: ClaimedFolders;
 }
 
-/** The configured engine: embedded DuckDB (default), or ClickHouse (a server, or embedded chDB). */
-async function openEngine(config: Config): Promise<Engine> {
-  if (config.engine === 'clickhouse' && config.clickhouse) {
-    const ch = config.clickhouse;
-    const embedded = chdbPath(config);
-    const memory = parseBytes(config.memoryLimit) ?? 0;
-    return openClickHouseEngine({
-      database: ch.database,
-      ...(embedded ? { chdbPath: embedded } : { url: ch.url }),
-      ...(ch.user ? { user: ch.user } : {}),
-      ...(ch.password ? { password: ch.password } : {}),
-      ...(memory > 0 ? { maxMemoryBytes: memory } : {}),
-      ...(ch.cluster ? { cluster: ch.cluster } : {}),
-    });
-  }
-  return openDuckDbEngine({
-    path: databasePath(config),
-    memoryLimit: config.memoryLimit,
-    ...(config.duckdbThreads !== undefined ? { threads: config.duckdbThreads } : {}),
-    ...(config.duckdbMaxTempSize !== undefined ? { maxTempSize: config.duckdbMaxTempSize } : {}),
-    ...(config.checkpointThreshold ? { checkpointThreshold: config.checkpointThreshold } : {}),
-  });
-}
-
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   // Nothing in the data folders is opened or changed before they are this process's alone.
   const folders = options.folders ?? (await claimDataFolders(config));
@@ -135,7 +108,7 @@ async function start(config: Config, options: StartOptions, folders: ClaimedFold
   let logWarning: (e: unknown) => void = () => undefined;
   // The events' database opens first: a start refused there (a file from a newer version, say) has
   // not replayed or checkpointed anything else yet.
-  const engine = await openEngine(config);
+  const engine = await config.engine.open();
   onOpen(() => engine.close());
   const metadata = await openMetadata(config, (e) => logWarning(e));
   onOpen(async () => {

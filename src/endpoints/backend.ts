@@ -3,7 +3,7 @@
  * small interface. sql-backend.ts implements it over the real parts; keeping it narrow lets the
  * runner and the management service stay free of SQL details.
  */
-import type { ResultClaim } from '../engines/result-memory.ts';
+import type { ResultClaim } from '../query/result-memory.ts';
 import type { BoundParams, CallerQuery } from './params.ts';
 
 export type ResultRow = Record<string, unknown>;

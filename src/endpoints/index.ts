@@ -4,7 +4,7 @@
  * the route plugins (registerEndpointRoutes in
  * src/http/endpoint-routes.ts).
  */
-import type { ResultMemory } from '../engines/result-memory.ts';
+import type { ResultMemory } from '../query/result-memory.ts';
 import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { Admission } from './admission.ts';
 import type { QueryBackend } from './backend.ts';

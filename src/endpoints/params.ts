@@ -2,7 +2,7 @@
  * Request parameters of an endpoint run (docs/API.md §4): merged from the query string and a JSON
  * body, every declared `@param` bound as a string or NULL, and the reserved `sql` / `lql`.
  */
-import type { ParamValue } from '../engines/query-engine.ts';
+import type { ParamValue } from '../query/port.ts';
 
 /** Parameters as they arrive: query string values (string or repeated → array) or JSON body values. */
 export type RawParams = Readonly<Record<string, unknown>>;

@@ -3,7 +3,7 @@
  * query when the endpoint is sandboxable, run through the result cache, redact PII, and hand back
  * a ready-to-send JSON body.
  */
-import type { ResultClaim, ResultMemory } from '../engines/result-memory.ts';
+import type { ResultClaim, ResultMemory } from '../query/result-memory.ts';
 import { isQuarryError, QuarryError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { QueryBackend, SavedQueryInfo } from './backend.ts';

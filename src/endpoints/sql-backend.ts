@@ -2,7 +2,7 @@
  * QueryBackend over the real query side: the SQL layer validates and merges, the LQL compiler
  * turns `lql` into the same AST, and the engine runs the result.
  */
-import { type ParamValue, type QueryEngine, paramText } from '../engines/query-engine.ts';
+import { type ParamValue, type QueryEngine, paramText } from '../query/port.ts';
 import { QuarryError } from '../errors.ts';
 import { compileLql, LQL_PARAM_PREFIX } from '../lql/index.ts';
 import {
@@ -44,7 +44,7 @@ export function createSqlBackend({ catalog, engine, bounds = defaultQueryBounds 
     async execute(request: ExecuteRequest): Promise<ExecuteResult> {
       const params: Record<string, ParamValue | null> = {};
       for (const [name, value] of Object.entries(request.params)) {
-        params[name] = value === null || typeof value === 'string' || engine.typedParams === true ? value : paramText(value);
+        params[name] = value === null || typeof value === 'string' || engine.capabilities.typedParams ? value : paramText(value);
       }
       let caller: SqlCaller | undefined;
       if (request.caller?.kind === 'sql') {

@@ -6,7 +6,7 @@
  * own type. Parameters the list does not describe, and every parameter of an endpoint without the
  * list, keep today's binding: a string, or NULL when absent.
  */
-import type { ParamValue } from '../engines/query-engine.ts';
+import type { ParamValue } from '../query/port.ts';
 import { QuarryError } from '../errors.ts';
 import { RESERVED_PARAMS, type RawParams, paramString } from './params.ts';
 

@@ -4,7 +4,6 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { QuarryError, errorBody, isQuarryError } from '../errors.ts';
-import { isOutOfMemory, outOfMemoryError } from '../engines/out-of-memory.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 
 function fromFastify(e: FastifyError): QuarryError | undefined {
@@ -32,7 +31,6 @@ function fromFastify(e: FastifyError): QuarryError | undefined {
 export function toQuarryError(error: unknown): QuarryError {
   if (isQuarryError(error)) return error;
   if (isDiskFull(error)) return diskFullError(error);
-  if (isOutOfMemory(error)) return outOfMemoryError(error);
   if (error && typeof error === 'object' && 'code' in error) {
     const mapped = fromFastify(error as FastifyError);
     if (mapped) return mapped;

@@ -15,7 +15,7 @@
  * `maxQueuedEvents` a request is refused with OVERLOADED (503 + Retry-After) instead of growing
  * memory without limit.
  */
-import type { StorageEngine, TableBatch } from '../engines/storage-engine.ts';
+import type { StorageEngine, TableBatch } from '../storage/port.ts';
 import { QuarryError, isQuarryError } from '../errors.ts';
 import { diskFullError, isDiskFull } from '../storage/disk-full.ts';
 import { wholeThenEach } from '../storage/whole-then-each.ts';
@@ -57,7 +57,7 @@ interface Pending {
 
 /**
  * Groups in flight at once: one inserting while the previous one commits; or, when storage batches
- * appends itself (`StorageEngine.concurrentAppends`), as many as it takes.
+ * appends itself (`capabilities.concurrentAppends`), as many as it takes.
  */
 const PIPELINE_DEPTH = 2;
 
@@ -99,11 +99,11 @@ export class IngestService {
     this.retryAfter = options.retryAfterSeconds ?? 1;
     this.log = options.log ?? (() => undefined);
     this.limits = options.limits ?? defaultSchemaLimits;
-    this.eager = options.storage.concurrentAppends !== undefined;
-    this.depth = Math.max(1, options.storage.concurrentAppends ?? PIPELINE_DEPTH);
+    this.eager = options.storage.capabilities.concurrentAppends !== undefined;
+    this.depth = Math.max(1, options.storage.capabilities.concurrentAppends ?? PIPELINE_DEPTH);
     this.growth = {
       maxFields: this.limits.maxFields,
-      maxTypedFields: options.storage.keepsOverflow === true ? this.limits.maxTypedFields : Number.POSITIVE_INFINITY,
+      maxTypedFields: options.storage.capabilities.keepsOverflow ? this.limits.maxTypedFields : Number.POSITIVE_INFINITY,
     };
   }
 

@@ -19,7 +19,7 @@
  *   FALSE; elsewhere a test whose outcome is NULL is left as it is.
  */
 import type { Expr, From, Join, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
-import type { PreparedQuery } from './index.ts';
+import type { PreparedQuery } from './prepared.ts';
 import { Lru } from './lru.ts';
 import { assertNever } from './types.ts';
 import { walkQuery } from './walk.ts';

@@ -20,7 +20,8 @@ import { capRows, optimise } from './optimise.ts';
 import { type ParamBinding, resolveQuery } from './resolve.ts';
 import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
 import { columnStorage } from './resolved.ts';
-import { inlineOneRowCtes, type LateMaterialisation, lateMaterialise, limitCteToTopN } from './rewrite.ts';
+import { inlineOneRowCtes, lateMaterialise, limitCteToTopN } from './rewrite.ts';
+import type { EngineCapabilities } from '../capabilities.ts';
 import type { Catalog } from '../storage/schema.ts';
 import { assertNever, type VType } from './types.ts';
 
@@ -45,16 +46,8 @@ export interface GeneratedQuery {
 }
 
 /** What a dialect can do; the shared pipeline consults these instead of assuming. */
-export interface Capabilities {
-  /** Late materialisation by the stored table's row identifier (see rewrite.ts); absent: not done. */
-  readonly lateMaterialisation?: LateMaterialisation;
-  /**
-   * A caller's top n over a CTE also limits the CTE (`limitCteToTopN`, rewrite.ts). ClickHouse
-   * then reads the table in sorting-key order and stops early; DuckDB plans the outer top-n better
-   * on its own (measured 1.35-2x slower with the rewrite), so it does not declare it.
-   */
-  readonly topNIntoCte?: boolean;
-}
+/** What the printer's engine declares of the SQL rewrites (src/capabilities.ts). */
+export type Capabilities = Pick<EngineCapabilities, 'lateMaterialisation' | 'topNIntoCte'>;
 
 /** An argument as the function table sees it: its printed SQL, type and node. */
 export interface Printed {
@@ -481,7 +474,7 @@ export abstract class SqlPrinter {
 
   /**
    * A field kept, wholly or partly, in the table's catch-all overflow column (src/storage/overflow.ts).
-   * Only engines whose storage keeps one (`StorageEngine.keepsOverflow`) override this.
+   * Only engines whose storage keeps one (`capabilities.keepsOverflow`) override this.
    */
   protected overflowColumn(_e: Extract<RExpr, { kind: 'column' }>, _storage: Exclude<ColumnStorage, 'typed'>): string {
     throw new QuarryError('INTERNAL', 'this engine keeps no overflow column');

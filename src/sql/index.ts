@@ -24,17 +24,9 @@ export { analyse } from './analyse.ts';
 export { type BindValue, specialiseForValues } from './bind-time.ts';
 export { parseSql } from './parse.ts';
 
-/** A merged, validated query, ready for any engine. */
-export interface PreparedQuery {
-  ast: Query;
-  /**
-   * Parameters to bind, in order of appearance: the saved query's, then any an AST caller added.
-   * Bind each as a string (absent → NULL).
-   */
-  params: string[];
-  /** The catalogue the query was validated against; engines read column types from it. */
-  catalog: Catalog;
-}
+import type { PreparedQuery } from './prepared.ts';
+
+export type { PreparedQuery };
 
 export interface SavedQueryInfo {
   params: string[];

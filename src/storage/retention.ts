@@ -6,7 +6,7 @@
  * and never touches a row inside its retention. The timer never keeps the process alive, and
  * `stop()` waits for a sweep in progress.
  */
-import type { StorageEngine } from '../engines/storage-engine.ts';
+import type { StorageEngine } from './port.ts';
 import type { SchemaCatalog } from './catalog.ts';
 
 export interface RetentionOptions {

@@ -3,7 +3,7 @@
  * catalogue in step. The only writer of schemas; the ingest pipeline calls `evolve` before it
  * appends.
  */
-import type { StorageEngine } from '../engines/storage-engine.ts';
+import type { StorageEngine } from './port.ts';
 import { QuarryError } from '../errors.ts';
 import type { SchemaCatalog } from './catalog.ts';
 import type { SchemaChange } from './infer.ts';

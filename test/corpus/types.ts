@@ -1,5 +1,5 @@
 /** Shape of a corpus case: a BigQuery query, its parameters, and the rows DuckDB must return. */
-import type { JsonValue } from '../../src/engines/query-engine.ts';
+import type { JsonValue } from '../../src/query/port.ts';
 import type { ErrorCode } from '../../src/errors.ts';
 
 export type Row = Record<string, JsonValue>;

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { openDuckDb } from '../../src/embedded-db/database.ts';
 import { tempDirs } from '../support/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');

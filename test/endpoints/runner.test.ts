@@ -10,12 +10,12 @@ import { type EndpointsModule, openEndpoints } from '../../src/endpoints/index.t
 import type { Endpoint } from '../../src/endpoints/model.ts';
 import type { RunRequest } from '../../src/endpoints/runner.ts';
 import { createSqlBackend } from '../../src/endpoints/sql-backend.ts';
-import { type DuckDb, openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { type DuckDb, openDuckDb } from '../../src/embedded-db/database.ts';
 import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
 import { isQuarryError } from '../../src/errors.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';
-import { openEmbeddedMetadata } from '../../src/engines/duckdb/metadata/records.ts';
+import { openEmbeddedMetadata } from '../../src/metadata/embedded/records.ts';
 import { type MetadataStore, openMetadataStore } from '../../src/metadata/store.ts';
 import type { SourceRef } from '../../src/storage/sources.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seedSupabaseEndpoints } from '../../src/endpoints/seed.ts';
-import { openEmbeddedMetadata } from '../../src/engines/duckdb/metadata/records.ts';
+import { openEmbeddedMetadata } from '../../src/metadata/embedded/records.ts';
 import { openMetadataStore } from '../../src/metadata/store.ts';
 
 describe('seedSupabaseEndpoints', () => {

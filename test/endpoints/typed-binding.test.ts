@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSqlBackend } from '../../src/endpoints/sql-backend.ts';
-import { openDuckDb, type DuckDb } from '../../src/engines/duckdb/database.ts';
+import { openDuckDb, type DuckDb } from '../../src/embedded-db/database.ts';
 import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
-import type { ParamValue, QueryEngine } from '../../src/engines/query-engine.ts';
+import type { ParamValue, QueryEngine } from '../../src/query/port.ts';
 import type { SourceTables } from '../../src/storage/sources.ts';
 
 let db: DuckDb;
@@ -31,7 +31,7 @@ test('typed values go to a typed-parameter engine as they are, to any other as t
   const real = new DuckDbQueryRunner({ connect: () => db.connect() });
   const seen: Record<string, ParamValue | null | undefined>[] = [];
   const spy = (typed: boolean): QueryEngine => ({
-    ...(typed ? { typedParams: true } : {}),
+    capabilities: { typedParams: typed },
     check: (q) => real.check(q),
     run: (q, params, o) => {
       seen.push({ ...params });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ParamValue, paramText } from '../../src/engines/query-engine.ts';
+import { type ParamValue, paramText } from '../../src/query/port.ts';
 import { type ParamSpec, bindTyped, checkParamSpecs, paramKey } from '../../src/endpoints/typed-params.ts';
 import { isQuarryError } from '../../src/errors.ts';
 

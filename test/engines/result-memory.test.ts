@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultResultMemory, loadConfig } from '../../src/config.ts';
-import { ResultMemory } from '../../src/engines/result-memory.ts';
+import { ResultMemory } from '../../src/query/result-memory.ts';
 import { isQuarryError } from '../../src/errors.ts';
 import { type PreparedQuery, prepareEndpointQuery } from '../../src/sql/index.ts';
 import type { SourceTable } from '../../src/storage/schema.ts';

@@ -1,8 +1,8 @@
 /** The translation cache keys by AST, row cap and the run's parameter signature, and stays bounded. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ParamValue } from '../../src/engines/query-engine.ts';
-import { TranslationCache } from '../../src/engines/translation-cache.ts';
+import type { ParamValue } from '../../src/query/port.ts';
+import { TranslationCache } from '../../src/query/translation-cache.ts';
 import { generateSql } from '../../src/sql/generator.ts';
 import { prepareEndpointQuery } from '../../src/sql/index.ts';
 import type { ParamBinding } from '../../src/sql/resolve.ts';

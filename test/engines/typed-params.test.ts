@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ParamValue } from '../../src/engines/query-engine.ts';
+import type { ParamValue } from '../../src/query/port.ts';
 import { isQuarryError } from '../../src/errors.ts';
 import { type PreparedQuery, prepareEndpointQuery } from '../../src/sql/index.ts';
 import type { SourceTable } from '../../src/storage/schema.ts';
@@ -51,7 +51,7 @@ for (const engine of engines) {
       (await run(`select id from \`typed.events\` where ${where} order by id`, params)).map((r) => r.id);
 
     test('the engine declares the capability', () => {
-      assert.equal(t.query.typedParams, true);
+      assert.equal(t.query.capabilities.typedParams, true);
     });
 
     test('an int compares as a number: 9 <= 10 and 100, where text would put "9" after both', async () => {

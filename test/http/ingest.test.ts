@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { openDuckDb } from '../../src/embedded-db/database.ts';
 import { edgeEvent } from '../ingest/fixtures.ts';
 import { spawnService } from '../support/process.ts';
 import { PUBLIC_TOKEN, startTestServer } from '../support/server.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { openDuckDb } from '../../src/embedded-db/database.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
 import { QuarryError } from '../../src/errors.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { DuckDb } from '../../src/engines/duckdb/database.ts';
-import { openDuckDb } from '../../src/engines/duckdb/database.ts';
+import type { DuckDb } from '../../src/embedded-db/database.ts';
+import { openDuckDb } from '../../src/embedded-db/database.ts';
 import type { DuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
 import { openDuckDbSourceStorage } from '../../src/engines/duckdb/storage-open.ts';
-import type { StorageEngine, TableBatch } from '../../src/engines/storage-engine.ts';
+import type { StorageEngine, TableBatch } from '../../src/storage/port.ts';
 import { QuarryError } from '../../src/errors.ts';
 import { parseEvents } from '../../src/ingest/body.ts';
 import { IngestService } from '../../src/ingest/pipeline.ts';
@@ -201,6 +201,7 @@ describe('IngestService', () => {
     const s = await open(undefined, {
       maxGroupEvents: 2,
       storage: (real) => ({
+        capabilities: real.capabilities,
         createSourceTable: (t) => real.createSourceTable(t),
         dropSourceTable: (t) => real.dropSourceTable(t),
         applySchemaChanges: (t, b, a, c) => real.applySchemaChanges(t, b, a, c),

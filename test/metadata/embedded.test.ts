@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
-import { openEmbeddedMetadata } from '../../src/engines/duckdb/metadata/records.ts';
+import { openEmbeddedMetadata } from '../../src/metadata/embedded/records.ts';
 import { metadataStoreSuite } from './store-suite.ts';
 
 describe('metadata store: embedded (DuckDB file)', () => {

@@ -3,7 +3,7 @@
  * records as STRUCTs, lists as LISTs), an in-memory catalogue, and events to fill them.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type DuckDb, openDuckDb } from '../../src/engines/duckdb/database.ts';
+import { type DuckDb, openDuckDb } from '../../src/embedded-db/database.ts';
 import { duckDbType, markedExpression } from '../../src/engines/duckdb/types.ts';
 import { baseColumns, type Catalog, type FieldType, type SourceTable, type TableSchema } from '../../src/storage/schema.ts';
 

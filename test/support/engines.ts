@@ -7,7 +7,6 @@
  * ClickHouse query engine of a test file shares one directory, each in a database of its own.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ClickHouseConnection, connectClickHouse } from '../../src/engines/clickhouse/client.ts';
@@ -15,32 +14,25 @@ import { ClickHouseQueryRunner } from '../../src/engines/clickhouse/runner.ts';
 import { ClickHouseStorage } from '../../src/engines/clickhouse/storage.ts';
 import { ClickHouseCatalogRepository } from '../../src/engines/clickhouse/storage-catalog.ts';
 import { DuckDbQueryRunner } from '../../src/engines/duckdb/runner.ts';
-import type { QueryEngine } from '../../src/engines/query-engine.ts';
+import type { QueryEngine } from '../../src/query/port.ts';
 import type { Env } from '../../src/config.ts';
+import { engineDefinition, engineDefinitions } from '../../src/engines/registry.ts';
 import type { JsonObject, StoredEvent } from '../../src/storage/event.ts';
 import type { Catalog, SourceTable } from '../../src/storage/schema.ts';
 import { makeCatalog, openTestDb } from '../sql/support.ts';
 
 export type EngineName = 'duckdb' | 'clickhouse';
 
-function chdbInstalled(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('chdb/connection');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const wanted = process.env.QUARRY_TEST_ENGINES?.split(',').map((s) => s.trim());
 
-export const engines: EngineName[] = (['duckdb', 'clickhouse'] as EngineName[]).filter(
-  (e) => (wanted === undefined || wanted.includes(e)) && (e === 'duckdb' || chdbInstalled()),
-);
+/** The registry's engines that run self-contained here, narrowed by QUARRY_TEST_ENGINES. */
+export const engines: EngineName[] = engineDefinitions
+  .filter((d) => (wanted === undefined || wanted.includes(d.name)) && d.selfContained.available())
+  .map((d) => d.name as EngineName);
 
-/** Environment that starts the service on `engine` (chDB under DATA_DIR for ClickHouse). */
+/** Environment that starts the service on `engine`, self-contained (chDB under DATA_DIR for ClickHouse). */
 export function engineEnv(engine: EngineName): Env {
-  return engine === 'clickhouse' ? { QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:' } : {};
+  return { ...engineDefinition(engine)?.selfContained.env };
 }
 
 export interface QueryTestEngine {

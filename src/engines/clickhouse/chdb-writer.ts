@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { quoteString } from './client.ts';
+import { quoteString } from './quote.ts';
 
 export type RowFormat = 'JSONEachRow' | 'RowBinary';
 

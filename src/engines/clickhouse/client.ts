@@ -9,6 +9,9 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickh
 import { QuarryError } from '../../errors.ts';
 import { type ChdbModule, type ChdbWriter, openChdbWriter, releaseScratchFolder, type RowFormat, scratchFolder } from './chdb-writer.ts';
 import { StartupError } from '../../data-dir/startup-error.ts';
+import { quoteIdent, quoteString } from './quote.ts';
+
+export { quoteIdent, quoteString };
 
 export interface ClickHouseConnectOptions {
   /** `http(s)://host:port` of a server. */
@@ -157,16 +160,6 @@ function chdbConnection(path: string): ChdbClientConnection {
   return mod.createChdbConnection({ path });
 }
 
-/** Backquoted ClickHouse identifier. */
-export function quoteIdent(name: string): string {
-  if (name.includes('\u0000')) throw new Error('Names may not contain NUL characters');
-  return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
-}
-
-/** ClickHouse string literal (backslash is an escape character in ClickHouse strings). */
-export function quoteString(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-}
 
 export async function connectClickHouse(options: ClickHouseConnectOptions): Promise<ClickHouseConnection> {
   const embedded = options.chdbPath !== undefined;

@@ -11,7 +11,7 @@
  * catalogue is one ReplicatedMergeTree on every node (same replication path on every shard: it is
  * small and every node reads all of it).
  */
-import { quoteIdent, quoteString } from './client.ts';
+import { quoteIdent, quoteString } from './quote.ts';
 
 export interface DdlTarget {
   /** The database holding Quarry's tables. */

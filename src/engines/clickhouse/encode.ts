@@ -8,7 +8,7 @@
  */
 import type { VType } from '../../sql/types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
-import type { JsonValue } from '../query-engine.ts';
+import type { JsonValue } from '../../query/port.ts';
 
 type Raw = JsonValue | undefined;
 

@@ -7,6 +7,7 @@
 import { SchemaCatalog } from '../../storage/catalog.ts';
 import { SourceTables } from '../../storage/sources.ts';
 import type { Engine } from '../engine.ts';
+import { clickHouseCapabilities } from './definition.ts';
 import { type ClickHouseConnectOptions, connectClickHouse } from './client.ts';
 import { createDatabase } from './ddl.ts';
 import { ClickHouseQueryRunner } from './runner.ts';
@@ -55,6 +56,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     await query.warm();
     return {
       name: 'clickhouse',
+    capabilities: clickHouseCapabilities,
       database: connection.database,
       storage,
       query,

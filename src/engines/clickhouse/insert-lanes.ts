@@ -6,7 +6,7 @@
  * for it, and later merges pay again for every small part, so fewer, larger inserts cost less CPU
  * per event; and one insert keeps about one core busy, so inserts into different tables at once
  * use a second core. The ingest pipeline hands requests over as they arrive
- * (`StorageEngine.concurrentAppends`), and the lanes do the batching, per table.
+ * (`capabilities.concurrentAppends`), and the lanes do the batching, per table.
  *
  * A request is still all or nothing: when an insert holding rows of several callers fails, each
  * caller's rows are inserted again on their own (an insert ClickHouse refused stored nothing), so

@@ -21,6 +21,7 @@
  *   accurateCastOrNull for SAFE_CAST; a STRING read as a TIMESTAMP is parsed best-effort in UTC.
  * - Functions are spelt per printer-functions.ts.
  */
+import { clickHouseCapabilities } from './definition.ts';
 import { QuarryError } from '../../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
 import {
@@ -38,7 +39,7 @@ import { assertNever, holdsRecord, isScalar, scalar, type VType } from '../../sq
 import { PRESENCE_JSON_PATTERN, PRESENCE_KEY } from '../../storage/presence.ts';
 import type { Catalog } from '../../storage/schema.ts';
 import { type ColumnExpr, RecordOrigins, recordTextCall } from '../record-presence.ts';
-import { quoteIdent, quoteString } from './client.ts';
+import { quoteIdent, quoteString } from './quote.ts';
 import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
 import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
 import { arrayOf, clickHouseType } from './types.ts';
@@ -131,7 +132,7 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
 const UNTYPED_PLACEHOLDER = 'Nullable(String)';
 
 export class ClickHousePrinter extends SqlPrinter {
-  readonly capabilities: Capabilities = { topNIntoCte: true };
+  readonly capabilities: Capabilities = clickHouseCapabilities;
   protected readonly functions: FunctionTable = clickHouseFunctions;
   /** Paths read through CTEs straight from the table (pushdown.ts), planned on the outermost query. */
   #pushdown: PushdownPlan | undefined;

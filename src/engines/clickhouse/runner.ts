@@ -6,15 +6,16 @@
  * abort a little later) and the byte cap (while the result streams: result-stream.ts), run
  * read-only, and encode the rows as the DuckDB engine does.
  */
+import { clickHouseCapabilities } from './definition.ts';
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { QuarryError } from '../../errors.ts';
 import type { Query } from '../../sql/ast.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import type { ParamBinding } from '../../sql/resolve.ts';
-import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../query-engine.ts';
-import { ResultMeter } from '../result-size.ts';
-import { paramNames, TranslationCache } from '../translation-cache.ts';
+import { boundValue, type JsonValue, type ParamValue, paramBinding, paramText, type QueryEngine, type QueryResult, type RunOptions } from '../../query/port.ts';
+import { ResultMeter } from '../../query/result-size.ts';
+import { paramNames, TranslationCache } from '../../query/translation-cache.ts';
 import { encodeRow } from './encode.ts';
 import { MAX_STATEMENT_BYTES, mapClickHouseError } from './errors.ts';
 import { generateClickHouse } from './printer.ts';
@@ -47,7 +48,7 @@ interface Reader {
 const ABORT_GRACE_MS = 2000;
 
 export class ClickHouseQueryRunner implements QueryEngine {
-  readonly typedParams = true;
+  readonly capabilities = clickHouseCapabilities;
   /** Queries running on each reader. */
   private readonly busy: number[];
   /** Translations for this runner's database. */

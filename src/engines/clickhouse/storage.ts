@@ -26,6 +26,7 @@
  * keep a deduplication window, so an insert retried after an unclear failure (timeout, lost
  * connection) stores its rows once.
  */
+import { clickHouseCapabilities } from './definition.ts';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
@@ -34,7 +35,7 @@ import { isQuarryError } from '../../errors.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { baseColumns } from '../../storage/schema.ts';
-import type { StorageEngine, TableBatch } from '../storage-engine.ts';
+import type { StorageEngine, TableBatch } from '../../storage/port.ts';
 import { type RawInsert, quoteIdent } from './client.ts';
 import * as ddl from './ddl.ts';
 import { type EncodedRows, InsertLanes } from './insert-lanes.ts';
@@ -67,7 +68,7 @@ export class ClickHouseStorage implements StorageEngine {
   private readonly binary: boolean;
   private readonly lanes = new InsertLanes((table, rows) => this.insertWithRetry(table, rows));
   /** Requests the ingest pipeline may hand over before the first is stored: the lanes batch them. */
-  readonly concurrentAppends = 256;
+  readonly capabilities = clickHouseCapabilities;
 
   constructor(options: ClickHouseStorageOptions) {
     this.client = options.client;

@@ -33,7 +33,7 @@ import {
 } from '@duckdb/node-api';
 import type { VType } from '../../sql/types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
-import type { JsonValue } from '../query-engine.ts';
+import type { JsonValue } from '../../query/port.ts';
 
 /** One DuckDB value, encoded (the column-wise encoder's reference and its fallback). */
 export function encodeValue(value: DuckDBValue, type?: VType): JsonValue {

@@ -13,6 +13,7 @@
  *   only up to 50).
  * - Functions are spelt per generator-functions.ts.
  */
+import { duckDbCapabilities } from './definition.ts';
 import { QuarryError } from '../../errors.ts';
 import type { BinaryOp, CastType, DatePart, Query } from '../../sql/ast.ts';
 import {
@@ -95,7 +96,7 @@ const castTypes: Readonly<Record<CastType, string>> = {
 };
 
 export class DuckDbPrinter extends SqlPrinter {
-  readonly capabilities: Capabilities = { lateMaterialisation: { maxRows: 10_000 } };
+  readonly capabilities: Capabilities = duckDbCapabilities;
   protected readonly functions: FunctionTable = duckDbFunctions;
   /** Where the records of `present` tests are stored; made from the outermost query. */
   #origins: RecordOrigins | undefined;

@@ -3,9 +3,10 @@
  * schema catalogue. (The embedded metadata store has its own file: metadata/records.ts.)
  */
 import type { Engine } from '../engine.ts';
-import { openDuckDb } from './database.ts';
+import { duckDbCapabilities } from './definition.ts';
+import { openDuckDb } from '../../embedded-db/database.ts';
 import { lockDownDuckDb } from './lockdown.ts';
-import { moveLegacyMetadata } from './metadata/legacy.ts';
+import { moveLegacyMetadata } from './legacy-metadata.ts';
 import { DuckDbQueryRunner } from './runner.ts';
 import { openDuckDbSourceStorage } from './storage-open.ts';
 
@@ -42,6 +43,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   });
   return {
     name: 'duckdb',
+    capabilities: duckDbCapabilities,
     storage: stored.storage,
     query,
     sources: stored.sources,

@@ -15,7 +15,7 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import type { ParamValue } from '../query-engine.ts';
+import type { ParamValue } from '../../query/port.ts';
 
 export interface BoundParams {
   values: Record<string, DuckDBValue>;

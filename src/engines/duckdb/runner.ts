@@ -3,13 +3,14 @@
  * tree, bind parameters (strings as VARCHAR, typed values with their type: params.ts), enforce the row cap (by the generated LIMIT) and the time
  * limit (by interrupting the connection), and encode the rows.
  */
+import { duckDbCapabilities } from './definition.ts';
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { isQuarryError, QuarryError } from '../../errors.ts';
 import type { PreparedQuery } from '../../sql/index.ts';
 import { Lru } from '../../sql/lru.ts';
-import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../query-engine.ts';
-import { ResultMeter } from '../result-size.ts';
-import { type Translation, TranslationCache } from '../translation-cache.ts';
+import type { JsonValue, ParamValue, QueryEngine, QueryResult, RunOptions } from '../../query/port.ts';
+import { ResultMeter } from '../../query/result-size.ts';
+import { type Translation, TranslationCache } from '../../query/translation-cache.ts';
 import { chunkEncoder } from './encode.ts';
 import { generateDuckDb } from './generator.ts';
 import { checkTranslatedSql } from './lockdown.ts';
@@ -63,7 +64,7 @@ function isValueError(e: unknown): boolean {
 const SIZE_CHECK_ROWS = 16;
 
 export class DuckDbQueryRunner implements QueryEngine {
-  readonly typedParams = true;
+  readonly capabilities = duckDbCapabilities;
   private readonly idle: DuckDBConnection[] = [];
   /** Prepared statements of each pooled connection, by SQL text. */
   private readonly statements = new WeakMap<DuckDBConnection, Lru<string, KeptStatement>>();

@@ -2,7 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogRepository } from '../../storage/catalog.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
-import type { DuckDb } from './database.ts';
+import type { DuckDb } from '../../embedded-db/database.ts';
 import { serialQueue } from '../../serial-queue.ts';
 
 export class DuckDbCatalogRepository implements CatalogRepository {

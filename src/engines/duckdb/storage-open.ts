@@ -1,7 +1,7 @@
 /** Wires the DuckDB storage, its catalogue repository and the source tables together. */
 import { SchemaCatalog } from '../../storage/catalog.ts';
 import { SourceTables } from '../../storage/sources.ts';
-import type { DuckDb } from './database.ts';
+import type { DuckDb } from '../../embedded-db/database.ts';
 import { DuckDbStorage } from './storage.ts';
 import { DuckDbCatalogRepository } from './storage-catalog.ts';
 

@@ -20,17 +20,19 @@
  * appends to a table while its schema changes (src/ingest/pipeline.ts), so a slow change to one
  * table does not hold up appends to the others.
  */
+import { duckDbCapabilities } from './definition.ts';
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from '@duckdb/node-api';
-import type { StorageEngine, TableBatch } from '../storage-engine.ts';
+import type { StorageEngine, TableBatch } from '../../storage/port.ts';
 import { conformObject } from '../../storage/conform.ts';
 import { overflowPart } from '../../storage/overflow.ts';
 import type { StoredEvent } from '../../storage/event.ts';
 import type { SchemaChange } from '../../storage/infer.ts';
 import type { FieldType, TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
-import type { DuckDb } from './database.ts';
-import { convertExpression, duckDbType, jsonStructure, markedExpression, OVERFLOW_COLUMN, quoteIdent, quoteString } from './types.ts';
+import { isOutOfMemory, outOfMemoryError } from './out-of-memory.ts';
+import type { DuckDb } from '../../embedded-db/database.ts';
+import { convertExpression, duckDbType, jsonStructure, markedExpression, OVERFLOW_COLUMN, quoteIdent, quoteString, withoutPresenceText } from './types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
 import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import { wellFormed } from '../../storage/json-text.ts';
@@ -75,7 +77,7 @@ interface Writer {
 }
 
 export class DuckDbStorage implements StorageEngine {
-  readonly keepsOverflow = true;
+  readonly capabilities = duckDbCapabilities;
   /** Schema changes and reads run on the first writer's connection. */
   private readonly conn: DuckDBConnection;
   private readonly writers: Writer[];
@@ -168,7 +170,11 @@ export class DuckDbStorage implements StorageEngine {
     const earlier = [...(this.appendsOf.get(table) ?? [])];
     return this.track(this.changesOf, [table], async () => {
       await Promise.allSettled(earlier);
-      return this.ddl(() => this.alter(conn, statements).finally(() => this.versions.bump([table])));
+      return this.ddl(() =>
+        this.alter(conn, statements)
+          .catch(rethrowStorageError)
+          .finally(() => this.versions.bump([table])),
+      );
     });
   }
 
@@ -238,7 +244,9 @@ export class DuckDbStorage implements StorageEngine {
     return this.track(this.appendsOf, tables, async () => {
       if (earlier.length > 0) await Promise.allSettled(earlier);
       // A failed COMMIT bumps too: whether its rows became visible is not certain.
-      await this.appendNow(work).finally(() => this.versions.bump(tables));
+      await this.appendNow(work)
+        .catch(rethrowStorageError)
+        .finally(() => this.versions.bump(tables));
     });
   }
 
@@ -335,6 +343,27 @@ export class DuckDbStorage implements StorageEngine {
       const count = result.getRows()[0]?.[0];
       return typeof count === 'bigint' || typeof count === 'number' ? Number(count) : 0;
     });
+  }
+
+  async *exportEvents(table: string, schema: TableSchema, batchSize: number): AsyncIterable<StoredEvent[]> {
+    const fields = Object.keys(withoutBase(schema.columns));
+    const members = fields.map((f) => `${quoteIdent(f)} := ${quoteIdent(f)}`).join(', ');
+    let packed = fields.length === 0 ? "'{}'" : withoutPresenceText(`CAST(to_json(struct_pack(${members})) AS VARCHAR)`);
+    // Fields kept in the overflow column (src/storage/overflow.ts) are merged back in.
+    if (schema.overflow !== undefined) packed = `CAST(json_merge_patch(${packed}, COALESCE(${quoteIdent(OVERFLOW_COLUMN)}, '{}')) AS VARCHAR)`;
+    for (let offset = 0; ; offset += batchSize) {
+      const reader = await this.ddlConn.runAndReadAll(
+        `SELECT id, epoch_us(timestamp) AS ts, event_message, ${packed} AS fields FROM ${quoteIdent(table)} ORDER BY rowid LIMIT ${batchSize} OFFSET ${offset}`,
+      );
+      const rows = reader.getRows();
+      if (rows.length === 0) return;
+      yield rows.map(([id, ts, message, json]): StoredEvent => ({
+        id: String(id),
+        timestamp: BigInt(ts as bigint),
+        event_message: message === null ? null : String(message),
+        fields: JSON.parse(String(json)) as StoredEvent['fields'],
+      }));
+    }
   }
 
   countRows(tables: readonly string[]): Promise<Map<string, number>> {
@@ -592,4 +621,9 @@ function fieldType(type: DuckDBType): FieldType {
     default:
       return { kind: 'scalar', type: 'string' };
   }
+}
+
+/** A write that ran out of DuckDB's memory limit is the caller's 503, never a 500 (out-of-memory.ts). */
+function rethrowStorageError(e: unknown): never {
+  throw isOutOfMemory(e) ? outOfMemoryError(e) : e;
 }

@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { connectClickHouse } from '../../../src/engines/clickhouse/client.ts';
 import { openClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { type EncodedRows, InsertLanes } from '../../../src/engines/clickhouse/insert-lanes.ts';
-import type { TableBatch } from '../../../src/engines/storage-engine.ts';
+import type { TableBatch } from '../../../src/storage/port.ts';
 import { QuarryError } from '../../../src/errors.ts';
 import { IngestService } from '../../../src/ingest/pipeline.ts';
 import { edgeEvent } from '../../ingest/fixtures.ts';

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
-import { loadConfig } from '../../../src/config.ts';
-import { migrateToClickHouse } from '../../../src/engines/clickhouse/migrate.ts';
+import { copyEvents } from '../../../src/migrate/copy-events.ts';
 import { call, result, run } from '../../contract/support.ts';
 import { engineEnv, engines } from '../../support/engines.ts';
 import { PRIVATE_TOKEN, startTestServer, tempDataDir } from '../../support/server.ts';
@@ -39,9 +38,10 @@ test('events move from DuckDB to ClickHouse and answer the same queries', { skip
       await duck.stop();
     }
     const env = { PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'silent', LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN, ...engineEnv('clickhouse') };
-    const report = await migrateToClickHouse(loadConfig(env));
+    const report = await copyEvents(env);
     assert.equal(report.copied['cloudflare.logs.prod'], 25);
-    await assert.rejects(migrateToClickHouse(loadConfig(env)), /already holds events/);
+    await assert.rejects(copyEvents(env), /already holds events/);
+    await assert.rejects(copyEvents({ ...env, QUARRY_ENGINE: 'duckdb' }), /names the engine the events are in/);
     const ch = await startTestServer(engineEnv('clickhouse'), dir);
     try {
       for (const [i, sql] of queries.entries()) assert.deepEqual(result(await run(ch, 'logs.all', { project: 'p', sql })), before[i], sql);

@@ -14,7 +14,7 @@ import { type ClickHouseConnection, connectClickHouse } from '../../../src/engin
 import type { ClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { openClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { rowsBinary } from '../../../src/engines/clickhouse/rows-binary.ts';
-import type { TableBatch } from '../../../src/engines/storage-engine.ts';
+import type { TableBatch } from '../../../src/storage/port.ts';
 import { type BodyFormat, parseBody } from '../../../src/ingest/body.ts';
 import { IngestService } from '../../../src/ingest/pipeline.ts';
 import { generateEvents } from '../../../src/demo/generator.ts';

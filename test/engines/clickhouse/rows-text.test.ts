@@ -13,7 +13,7 @@ import { type ClickHouseConnection, connectClickHouse } from '../../../src/engin
 import type { ClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { openClickHouseEngine } from '../../../src/engines/clickhouse/index.ts';
 import { cutFields, rowsText } from '../../../src/engines/clickhouse/rows-text.ts';
-import type { TableBatch } from '../../../src/engines/storage-engine.ts';
+import type { TableBatch } from '../../../src/storage/port.ts';
 import type { BodyFormat } from '../../../src/ingest/body.ts';
 import { parseBody } from '../../../src/ingest/body.ts';
 import { IngestService } from '../../../src/ingest/pipeline.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
-import { chdbPath, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { startServer } from '../../../src/server.ts';
 import { tempDataDir } from '../../support/server.ts';
 
@@ -11,9 +11,10 @@ test('QUARRY_ENGINE and CLICKHOUSE_URL are checked', () => {
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse' }), /needs CLICKHOUSE_URL/);
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'ftp://x' }), /must start with http/);
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', CLICKHOUSE_DATABASE: 'a;b' }), /CLICKHOUSE_DATABASE/);
-  assert.equal(chdbPath(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', DATA_DIR: '/d' })), '/d/clickhouse');
-  assert.equal(chdbPath(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:///var/ch', DATA_DIR: '/d' })), '/var/ch');
-  assert.equal(loadConfig({}).engine, 'duckdb');
+  assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', DATA_DIR: '/d' }).engine.folders.map((f) => f.path), ['/d/clickhouse']);
+  assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:///var/ch', DATA_DIR: '/d' }).engine.folders.map((f) => f.path), ['/var/ch']);
+  assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'http://ch:8123', DATA_DIR: '/d' }).engine.folders, []);
+  assert.equal(loadConfig({}).engine.name, 'duckdb');
 });
 
 test('an unreachable ClickHouse server stops the start with a message naming it', async () => {

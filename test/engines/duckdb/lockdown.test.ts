@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openDuckDb, type DuckDb } from '../../../src/engines/duckdb/database.ts';
+import { openDuckDb, type DuckDb } from '../../../src/embedded-db/database.ts';
 import { checkTranslatedSql, clearTranslatedSqlVerdicts } from '../../../src/engines/duckdb/lockdown.ts';
 import { isQuarryError } from '../../../src/errors.ts';
 

@@ -3,7 +3,7 @@
  * not allocate block …"), for any operation: a caller's query, or an ingest write into a very wide
  * source. Such a request gets `503 OVERLOADED` naming the limit, never a 500.
  */
-import { QuarryError } from '../errors.ts';
+import { QuarryError } from '../../errors.ts';
 
 const OUT_OF_MEMORY = /^Out of Memory Error:/;
 

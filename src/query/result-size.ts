@@ -4,7 +4,7 @@
  * cost per number, key and punctuation; stops as soon as the running total passes `limit`.
  */
 import { QuarryError } from '../errors.ts';
-import type { RunOptions } from './query-engine.ts';
+import type { RunOptions } from './port.ts';
 
 /** Approximate JSON bytes of `value`, counting at most until `limit` is passed. */
 export function jsonSizeBeyond(value: unknown, limit: number, sofar = 0): number {

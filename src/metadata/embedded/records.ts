@@ -5,7 +5,7 @@
  * event database; legacy.ts moves them out when the engine opens it.)
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Endpoint } from '../../../endpoints/model.ts';
+import type { Endpoint } from '../../endpoints/model.ts';
 import {
   type MetadataRecords,
   type MetadataSnapshot,
@@ -14,10 +14,10 @@ import {
   type WriteOutcome,
   endpointDocument,
   endpointFromDocument,
-} from '../../../metadata/records.ts';
-import type { Source } from '../../../metadata/sources.ts';
-import { serialQueue } from '../../../serial-queue.ts';
-import { openDuckDb } from '../database.ts';
+} from '../records.ts';
+import type { Source } from '../sources.ts';
+import { serialQueue } from '../../serial-queue.ts';
+import { openDuckDb } from '../../embedded-db/database.ts';
 import { iso, optStr, str } from './values.ts';
 
 export interface EmbeddedMetadataOptions {

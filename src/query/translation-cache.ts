@@ -14,7 +14,7 @@ import { Lru } from '../sql/lru.ts';
 import type { ParamBinding } from '../sql/resolve.ts';
 import { walkQuery } from '../sql/walk.ts';
 import type { Catalog, SourceTable } from '../storage/schema.ts';
-import { boundValue, type ParamValue, paramBinding } from './query-engine.ts';
+import { boundValue, type ParamValue, paramBinding } from './port.ts';
 
 export interface Translation {
   readonly catalog: Catalog;

@@ -24,9 +24,8 @@ import { copyFile, rename, truncate } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { isNotWritable, StartupError } from '../../data-dir/startup-error.ts';
-import { isDiskFull } from '../../storage/disk-full.ts';
-import { quoteString } from './types.ts';
+import { isNotWritable, StartupError } from '../data-dir/startup-error.ts';
+import { isDiskFull } from '../storage/disk-full.ts';
 
 export { StartupError };
 
@@ -224,4 +223,8 @@ function messageOf(e: unknown): string {
 
 function firstLine(e: unknown): string {
   return (messageOf(e).split('\n')[0] ?? '').trim();
+}
+
+function quoteString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }

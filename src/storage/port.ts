@@ -2,9 +2,10 @@
  * The storage half of an engine: one physical table per source, grown by schema changes that the
  * caller has already worked out (src/storage/infer.ts), and durable appends.
  */
-import type { StoredEvent } from '../storage/event.ts';
-import type { SchemaChange } from '../storage/infer.ts';
-import type { TableSchema } from '../storage/schema.ts';
+import type { EngineCapabilities } from '../capabilities.ts';
+import type { StoredEvent } from './event.ts';
+import type { SchemaChange } from './infer.ts';
+import type { TableSchema } from './schema.ts';
 
 /** Events for one source table, with the schema they were conformed to. */
 export interface TableBatch {
@@ -14,17 +15,8 @@ export interface TableBatch {
 }
 
 export interface StorageEngine {
-  /**
-   * True when the engine keeps fields beyond the typed budget in a catch-all column
-   * (src/storage/overflow.ts) and reads them back; otherwise every field is typed.
-   */
-  readonly keepsOverflow?: boolean;
-  /**
-   * Set when the engine batches appends itself (ClickHouse: per table, src/engines/clickhouse/
-   * insert-lanes.ts): the ingest pipeline then hands each request over on its own as it arrives,
-   * up to this many not yet stored, instead of one group committing while the next is taken.
-   */
-  readonly concurrentAppends?: number;
+  /** What the engine declares (its one record, src/capabilities.ts); the ingest pipeline reads the storage part. */
+  readonly capabilities: Pick<EngineCapabilities, 'keepsOverflow' | 'concurrentAppends'>;
   /**
    * Creates the table with the base columns (id, timestamp, event_message); no-op if it exists.
    * `source` names the source it is for (an engine may lay out a known source's table for its
@@ -50,6 +42,12 @@ export interface StorageEngine {
   append(batches: readonly TableBatch[]): Promise<void>;
   /** Deletes events whose timestamp is before `cutoff` (unix µs); returns how many. */
   deleteOlderThan(table: string, cutoff: bigint): Promise<number>;
+  /**
+   * Every event stored in `table` (of schema `schema`, its catalogue entry), in batches of at most
+   * `batchSize`, in the order they were stored: what `npm run migrate-events` copies to another
+   * engine. Optional: an engine without it cannot be migrated from.
+   */
+  exportEvents?(table: string, schema: TableSchema, batchSize: number): AsyncIterable<StoredEvent[]>;
   /** Rows stored in each of `tables` that exists (the metrics' rows per source); optional. */
   countRows?(tables: readonly string[]): Promise<Map<string, number>>;
 }

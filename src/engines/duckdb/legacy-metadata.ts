@@ -5,11 +5,11 @@
  * store (embedded or shared, ids kept), and only once it has stored them are the old tables dropped.
  * A start interrupted in between hands them over again; records already stored are skipped.
  */
-import type { Endpoint } from '../../../endpoints/model.ts';
-import type { MetadataSnapshot } from '../../../metadata/records.ts';
-import type { DuckDb } from '../database.ts';
-import { sourceFromRow, tokenFromRow } from './records.ts';
-import { iso, optStr, str } from './values.ts';
+import type { Endpoint } from '../../endpoints/model.ts';
+import type { MetadataSnapshot } from '../../metadata/records.ts';
+import type { DuckDb } from '../../embedded-db/database.ts';
+import { sourceFromRow, tokenFromRow } from '../../metadata/embedded/records.ts';
+import { iso, optStr, str } from '../../metadata/embedded/values.ts';
 
 const LEGACY_TABLES = ['_quarry_sources', '_quarry_tokens', '_quarry_endpoints'] as const;
 

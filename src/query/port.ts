@@ -1,4 +1,5 @@
 /** The query half of the engine interface: run a prepared (validated, merged) query. */
+import type { EngineCapabilities } from '../capabilities.ts';
 import type { PreparedQuery } from '../sql/index.ts';
 import type { ParamBinding } from '../sql/resolve.ts';
 import type { ResultClaim } from './result-memory.ts';
@@ -81,13 +82,8 @@ export interface QueryResult {
 }
 
 export interface QueryEngine {
-  /**
-   * Capability: `run` binds typed values (`ParamValue` objects) with their own types, and types
-   * `@name` by them (`paramTypes` of the generator). An engine without it is given every value as
-   * text (`paramText`), so a typed endpoint still runs there (its values checked and defaulted, but
-   * compared as the engine compares strings) instead of binding NULL.
-   */
-  readonly typedParams?: boolean;
+  /** What the engine declares (its one record, src/capabilities.ts); the endpoints read `typedParams`. */
+  readonly capabilities: Pick<EngineCapabilities, 'typedParams'>;
   /** Throws INVALID_QUERY when the query could not run (unknown column, type error); runs nothing. */
   check(query: PreparedQuery): Promise<void>;
   /** `params`: values for the query's declared parameters; absent or null → NULL. */

@@ -1,0 +1,55 @@
+/**
+ * The DuckDB engine as the registry lists it: its settings (DUCKDB_*), its capabilities, and how it
+ * opens: one embedded database file, DATA_DIR/quarry.duckdb. The engine's code loads when it opens.
+ */
+import path from 'node:path';
+import type { EngineCapabilities } from '../../capabilities.ts';
+import { optional, parseBytes, wholeNumber } from '../../settings.ts';
+import type { EngineDefinition } from '../engine.ts';
+
+export const duckDbCapabilities: EngineCapabilities = {
+  keepsOverflow: true,
+  typedParams: true,
+  lateMaterialisation: { maxRows: 10_000 },
+};
+
+const SIZE = /^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)$/i;
+
+function size(env: Readonly<Record<string, string | undefined>>, name: string, example: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && (!SIZE.test(raw.trim()) || parseBytes(raw) === undefined)) throw new Error(`${name} must be a size such as ${example}, got "${raw}"`);
+  return raw?.trim();
+}
+
+export const duckDb: EngineDefinition = {
+  name: 'duckdb',
+  title: 'DuckDB, embedded (the default)',
+  capabilities: duckDbCapabilities,
+  settings: [
+    { name: 'DUCKDB_MEMORY_LIMIT', description: "DuckDB's own memory_limit (default: half of MEMORY_BUDGET)" },
+    { name: 'DUCKDB_THREADS', description: 'DuckDB worker threads (default: the core count)' },
+    { name: 'DUCKDB_MAX_TEMP_SIZE', description: "spill space for large queries under DATA_DIR (default: DuckDB's, 90% of free disk)" },
+    { name: 'DUCKDB_CHECKPOINT_THRESHOLD', description: 'write-ahead log size that triggers a checkpoint (default 64MiB)' },
+  ],
+  selfContained: { env: {}, available: () => true },
+  configure(env, context) {
+    const memoryLimit = size(env, 'DUCKDB_MEMORY_LIMIT', '1GiB') ?? `${Math.floor(context.memoryBudgetBytes / 2 / 2 ** 20)}MiB`;
+    const threads = optional(env, 'DUCKDB_THREADS') === undefined ? undefined : Math.max(1, wholeNumber(env, 'DUCKDB_THREADS', 1));
+    const maxTempSize = size(env, 'DUCKDB_MAX_TEMP_SIZE', '4GiB');
+    const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB');
+    return {
+      name: 'duckdb',
+      folders: [],
+      async open() {
+        const { openDuckDbEngine } = await import('./index.ts');
+        return openDuckDbEngine({
+          path: path.join(context.dataDir, 'quarry.duckdb'),
+          memoryLimit,
+          ...(threads !== undefined ? { threads } : {}),
+          ...(maxTempSize !== undefined ? { maxTempSize } : {}),
+          ...(checkpointThreshold !== undefined ? { checkpointThreshold } : {}),
+        });
+      },
+    };
+  },
+};

@@ -1,0 +1,1129 @@
+/**
+ * The fixture and the cases of the engine-parity suite (test/engines/parity.test.ts): events sent
+ * through the ingest API, endpoints made through the management API, and one request per
+ * behaviour of docs/API.md §4 that a client can observe. Each case checks the documented answer on
+ * every engine; the suite then compares the engines' answers with each other.
+ */
+import assert from 'node:assert/strict';
+import type { EngineName } from '../support/engines.ts';
+
+export const SOURCE = 'parity.events';
+/** A source that has received no field when its endpoint is saved (docs/SQL.md, top-level columns). */
+export const LATE_SOURCE = 'parity.late';
+/** Appears only in the saved queries: an error message that quotes a saved query shows it. */
+export const SAVED_MARKER = 'zz-saved-query-marker';
+
+export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
+
+/**
+ * The events, as JSON text (so a 64-bit integer reaches the service as the client wrote it):
+ * NULLs (fields an event did not carry), quotes, commas, CR/LF, tabs, unicode, nested records,
+ * lists of scalars and of records, microsecond timestamps, large integers, floats, booleans.
+ */
+export const AWKWARD_EVENTS = `[
+  {"id":"a1","timestamp":"2026-11-21T10:00:00.123456Z","event_message":"plain","n":1,"f":0.1,"ok":true,"big":9007199254740993,
+   "metadata":{"request":{"method":"GET","path":"/a","headers":{"ip":"10.0.0.1"}},"response":{"status_code":200}},
+   "tags":["x","y"],"items":[{"k":1,"v":"one"},{"k":2,"v":"two"}]},
+  {"id":"a2","timestamp":"2026-11-21T10:00:01Z","event_message":"comma, and \\"quotes\\"","n":2,"f":-2.5,"ok":false,"big":-9223372036854775808,
+   "metadata":{"request":{"path":"/b,\\"c\\""}},"tags":[]},
+  {"id":"a3","timestamp":"2026-11-21T10:00:02Z","event_message":"two\\nlines\\r\\nand CR","n":-3,"f":1e300,"big":9223372036854775807,
+   "metadata":{"response":{"status_code":500}}},
+  {"id":"a4","timestamp":"2026-11-21T10:00:03.5Z","event_message":"ünïcødé ✓ 😀 日本語 \\u0000nul","tags":["only"]},
+  {"id":"a5","timestamp":"2026-11-21T10:00:04Z","event_message":"tab\\there; semi","n":0,"f":0,"ok":true,
+   "metadata":{"request":{"path":"/e","deep":{"a":{"b":"c"}}},"response":{"status_code":404}},"items":[{"k":3}]}
+]`;
+
+/** Plain rows for the caps: b00 … b19, a second apart, an hour after the awkward ones. */
+export const BULK_EVENTS = Array.from({ length: 20 }, (_, i) => ({
+  id: `b${String(i).padStart(2, '0')}`,
+  timestamp: new Date(T0 + 3_600_000 + i * 1000).toISOString(),
+  event_message: `bulk ${i}`,
+  n: 100 + i,
+}));
+
+/** Events of the late source: they carry fields, but never `never_sent`. */
+export const LATE_EVENTS = [{ id: 'l1', timestamp: new Date(T0).toISOString(), event_message: 'late', seen: 1 }];
+
+const EVENTS_CTE = `events as (
+  select t.id, t.timestamp, t.event_message, t.n, t.f, t.ok, t.big, t.metadata, t.tags, t.items
+  from \`${SOURCE}\` as t
+  where t.id != '${SAVED_MARKER}'
+)`;
+
+/** The endpoints, as POST /api/endpoints bodies (`late` is saved before its source has any event). */
+export const ENDPOINTS: Record<string, Record<string, unknown>> = {
+  rows: {
+    name: 'parity.rows',
+    query: `with ${EVENTS_CTE}
+select id, timestamp, event_message, n, f, ok, big, metadata, tags, items from events
+where starts_with(id, coalesce(@prefix, '')) order by id`,
+    sandboxable: true,
+    max_limit: 1000,
+  },
+  capped: {
+    name: 'parity.capped',
+    query: `with ${EVENTS_CTE} select id, n from events order by id`,
+    sandboxable: true,
+    max_limit: 3,
+  },
+  big: {
+    name: 'parity.big',
+    query: `with ${EVENTS_CTE} select id from events`,
+    sandboxable: true,
+    max_limit: 10000,
+  },
+  plain: {
+    name: 'parity.plain',
+    query: `select t.id from \`${SOURCE}\` as t where t.id != '${SAVED_MARKER}' order by t.id`,
+  },
+  untyped: {
+    name: 'parity.untyped',
+    query: `select @a as a, @b as b, concat(coalesce(@a, 'none'), '|', coalesce(@b, 'none')) as joined,
+  @a is null as a_missing, (select count(*) from \`${SOURCE}\` as t where t.id = @a) as matching
+from (select 1)`,
+  },
+  typed: {
+    name: 'parity.typed',
+    query: `select @i + 1 as i_next, @i as i, @f * 2 as f_double, @b as b, @ts as ts, @d as d, @e as e, @s as s, @u as u,
+  (select count(*) from \`${SOURCE}\` as t where t.n >= @i) as n_at_least
+from (select 1)`,
+    params: [
+      { name: 'i', type: 'int', default: 5 },
+      { name: 'f', type: 'float', default: 0.25 },
+      { name: 'b', type: 'bool', default: true },
+      { name: 'ts', type: 'timestamp', required: true },
+      { name: 'd', type: 'date', default: '2026-11-21' },
+      { name: 'e', type: 'enum', values: ['info', 'warn', 'error'], default: 'error' },
+      { name: 's', type: 'string' },
+    ],
+  },
+  late: {
+    name: 'parity.late',
+    query: `select t.id, t.never_sent from \`${LATE_SOURCE}\` as t where t.id != '${SAVED_MARKER}' order by t.id`,
+  },
+};
+
+/** One request to an endpoint, as a client sends it. */
+export interface ParityRequest {
+  endpoint: string;
+  method?: 'GET' | 'POST';
+  /** Query string parameters. */
+  params?: Record<string, string>;
+  /** Raw query string, after `params` (a parameter given twice). */
+  query?: string;
+  /** POST: the JSON body. */
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** What a client observes of the answer. */
+export interface Answer {
+  status: number;
+  contentType: string | null;
+  warnings: string | null;
+  retryAfter: string | null;
+  /** X-Cache. */
+  cache: string | null;
+  /** `chunked` or `length` (Content-Length given). */
+  framing: string;
+  text: string;
+  /** The JSON body when the body is JSON (errors, format=json). */
+  json?: unknown;
+}
+
+export interface ParityCase {
+  name: string;
+  request: ParityRequest;
+  /** The documented answer, checked on each engine. */
+  check(a: Answer, engine: EngineName): void;
+  /**
+   * What must be identical on every engine: `bytes` (status, headers and body text), `error`
+   * (status, code, Retry-After, content type; the message once numbers are left out when
+   * `loose` — RESULT_TOO_LARGE names the bytes read), or a function picking the comparable part.
+   */
+  same: 'bytes' | 'error' | 'error-loose' | ((a: Answer) => unknown);
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const NDJSON_TYPE = 'application/x-ndjson; charset=utf-8';
+export const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
+
+export type Row = Record<string, unknown>;
+
+export function rowsOf(a: Answer): Row[] {
+  assert.equal(a.status, 200, a.text.slice(0, 500));
+  assert.equal(a.contentType, JSON_TYPE);
+  const body = a.json as { result?: Row[] };
+  assert.deepEqual(Object.keys(body), ['result']);
+  assert.ok(Array.isArray(body.result));
+  return body.result;
+}
+
+/** The lines of an NDJSON body, parsed. */
+export function ndjsonRows(a: Answer): Row[] {
+  assert.equal(a.status, 200, a.text.slice(0, 500));
+  assert.equal(a.contentType, NDJSON_TYPE);
+  if (a.text === '') return [];
+  assert.ok(a.text.endsWith('\n'), 'each line ends in \\n');
+  return a.text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
+}
+
+/** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 2;
+      } else if (c === '"') {
+        quoted = false;
+        i++;
+        assert.ok(i === text.length || text[i] === ',' || text[i] === '\r', `a closing quote ends the field at ${i}`);
+      } else {
+        field += c;
+        i++;
+      }
+    } else if (c === '"') {
+      assert.equal(field, '', `a quote opens a field at ${i}`);
+      quoted = true;
+      i++;
+    } else if (c === ',') {
+      record.push(field);
+      field = '';
+      i++;
+    } else if (c === '\r') {
+      assert.equal(text[i + 1], '\n', `CR is followed by LF at ${i}`);
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i += 2;
+    } else {
+      assert.notEqual(c, '\n', `a bare LF outside quotes at ${i}`);
+      field += c;
+      i++;
+    }
+  }
+  assert.equal(quoted, false, 'every quoted field is closed');
+  assert.equal(field, '', 'the last record ends with CRLF');
+  assert.equal(record.length, 0);
+  return records;
+}
+
+export function csvRecords(a: Answer): string[][] {
+  assert.equal(a.status, 200, a.text.slice(0, 500));
+  assert.equal(a.contentType, CSV_TYPE);
+  return parseCsv(a.text);
+}
+
+/** What a JSON result value looks like as a CSV field (docs/API.md §4, response formats). */
+export function csvOf(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+/**
+ * The contract's error shape, `{"error": {"message", "code", "status"}}` with a real status, JSON in
+ * every format, and a message that quotes no saved query, generated SQL, physical table, engine
+ * internals or file path. Returns the message.
+ */
+export function errorOf(a: Answer, status: number, code: string, message?: RegExp): string {
+  assert.equal(a.status, status, `expected ${status} ${code}, got ${a.status}: ${a.text.slice(0, 500)}`);
+  assert.equal(a.contentType, JSON_TYPE, 'errors are JSON in every format');
+  const body = a.json as { error?: { message?: unknown; code?: unknown; status?: unknown } };
+  assert.ok(body && typeof body === 'object' && body.error, `error envelope: ${a.text.slice(0, 500)}`);
+  assert.deepEqual(Object.keys(body), ['error']);
+  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'status']);
+  assert.equal(body.error.code, code, a.text.slice(0, 500));
+  assert.equal(body.error.status, status);
+  const msg = body.error.message;
+  assert.equal(typeof msg, 'string');
+  assert.ok((msg as string).length > 0);
+  if (message) assert.match(msg as string, message);
+  assertNoDisclosure(a.text);
+  return msg as string;
+}
+
+/** Fragments an error must never carry (docs/API.md §4, "What errors say"). */
+export function assertNoDisclosure(text: string): void {
+  const forbidden: [RegExp, string][] = [
+    [new RegExp(SAVED_MARKER), 'the saved query'],
+    [/\bsrc_[0-9a-f]{8,}/i, 'a physical table name'],
+    [/\/tmp\/|\/work\/|node_modules|\.ts:\d+|\.cpp|\bat .*\(.*:\d+:\d+\)/, 'a file path or stack'],
+    [/DB::Exception|\bCode: \d+|max_execution_time|readonly|log_comment|SETTINGS|duckdb_|json_serialize_sql/i, 'engine internals'],
+    [/\b(?:SELECT|FROM|WHERE)\b.*\b(?:FROM|AS|LIMIT)\b/, 'SQL text'],
+    [/quarry_\w+|__\w+__/, 'an internal name'],
+  ];
+  for (const [re, what] of forbidden) assert.doesNotMatch(text, re, `${what} in: ${text.slice(0, 500)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cases.
+
+const ROW_COLUMNS = ['id', 'timestamp', 'event_message', 'n', 'f', 'ok', 'big', 'metadata', 'tags', 'items'];
+
+/** a1's timestamp, 2026-11-21T10:00:00.123456Z, in unix microseconds. */
+const A1_US = T0 * 1000 + 123_456;
+
+/** The five awkward rows as docs/API.md §4 encodes them (big integers are compared as text). */
+function checkAwkwardRows(rows: Row[]): void {
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    ['a1', 'a2', 'a3', 'a4', 'a5'],
+  );
+  const [a1, a2, a3, a4, a5] = rows as [Row, Row, Row, Row, Row];
+  for (const r of rows) assert.deepEqual(Object.keys(r), ROW_COLUMNS);
+  assert.equal(a1.timestamp, A1_US, 'TIMESTAMP: unix microseconds, to the microsecond');
+  assert.equal(a4.timestamp, (T0 + 3500) * 1000);
+  assert.equal(a1.event_message, 'plain');
+  assert.equal(a2.event_message, 'comma, and "quotes"');
+  assert.equal(a3.event_message, 'two\nlines\r\nand CR');
+  assert.equal(a4.event_message, 'ünïcødé ✓ 😀 日本語 \u0000nul');
+  assert.equal(a5.event_message, 'tab\there; semi');
+  assert.deepEqual(
+    rows.map((r) => r.n),
+    [1, 2, -3, null, 0],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.f),
+    [0.1, -2.5, 1e300, null, 0],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.ok),
+    [true, false, null, null, true],
+  );
+  assert.deepEqual(a1.metadata, [{ request: [{ method: 'GET', path: '/a', headers: [{ ip: '10.0.0.1' }] }], response: [{ status_code: 200 }] }]);
+  assert.deepEqual(a2.metadata, [{ request: [{ path: '/b,"c"' }] }], 'members a row never carried are left out');
+  assert.deepEqual(a3.metadata, [{ response: [{ status_code: 500 }] }]);
+  assert.equal(a4.metadata, null, 'a record the event did not carry is NULL');
+  assert.deepEqual(a5.metadata, [{ request: [{ path: '/e', deep: [{ a: [{ b: 'c' }] }] }], response: [{ status_code: 404 }] }]);
+  assert.deepEqual(a1.tags, ['x', 'y']);
+  assert.deepEqual(a4.tags, ['only']);
+  assert.deepEqual(a1.items, [
+    { k: 1, v: 'one' },
+    { k: 2, v: 'two' },
+  ]);
+  assert.deepEqual(a5.items, [{ k: 3 }]);
+  assert.equal(a4.items, null);
+}
+
+const rowsReq = (params: Record<string, string>, headers?: Record<string, string>): ParityRequest => ({
+  endpoint: 'parity.rows',
+  params,
+  ...(headers ? { headers } : {}),
+});
+const sqlReq = (endpoint: string, sql: string, params: Record<string, string> = {}): ParityRequest => ({
+  endpoint,
+  method: 'POST',
+  body: { sql, ...params },
+});
+
+/** A result of `columns` and `rows` in every format's text, for the bytes a CSV must hold. */
+function csvOfRows(columns: string[], rows: Row[]): string {
+  const field = (v: unknown) => {
+    const t = csvOf(v);
+    return /[",\r\n]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
+  };
+  return [columns.join(','), ...rows.map((r) => columns.map((c) => field(r[c])).join(','))].map((l) => `${l}\r\n`).join('');
+}
+
+/** The rows of `parity.rows` as a JSON answer gave them on this engine (for the other formats). */
+export const jsonRowsByEngine = new Map<EngineName, Row[]>();
+
+const SLOW_SQL = `select count(*) as c
+from unnest(generate_array(1, 100000)) as a
+cross join unnest(generate_array(1, 100000)) as b
+where concat(cast(a as string), '-', cast(b as string)) = 'never'`;
+
+export const CASES: ParityCase[] = [
+  // ----- formats -----
+  {
+    name: 'format: JSON by default, every awkward value encoded as documented',
+    request: rowsReq({ prefix: 'a' }),
+    check(a, engine) {
+      const rows = rowsOf(a);
+      checkAwkwardRows(rows);
+      assert.equal(a.framing, 'length', 'JSON is one body with a Content-Length');
+      jsonRowsByEngine.set(engine, rows);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: format=json is the default',
+    request: rowsReq({ prefix: 'a', format: 'json' }),
+    check(a) {
+      checkAwkwardRows(rowsOf(a));
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: format=ndjson, one row object per line, the same rows as JSON',
+    request: rowsReq({ prefix: 'a', format: 'ndjson' }),
+    check(a, engine) {
+      const rows = ndjsonRows(a);
+      checkAwkwardRows(rows);
+      assert.deepEqual(rows, jsonRowsByEngine.get(engine));
+      assert.equal(a.framing, 'chunked');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: format=csv, RFC 4180, nested values as JSON text, NULL empty',
+    request: rowsReq({ prefix: 'a', format: 'csv' }),
+    check(a, engine) {
+      const [header, ...records] = csvRecords(a);
+      assert.deepEqual(header, ROW_COLUMNS);
+      const rows = jsonRowsByEngine.get(engine) ?? [];
+      assert.deepEqual(
+        records,
+        rows.map((r) => ROW_COLUMNS.map((c) => csvOf(r[c]))),
+      );
+      assert.ok(a.text.includes('"comma, and ""quotes"""'));
+      assert.ok(a.text.includes('"two\nlines\r\nand CR"'));
+      assert.ok(a.text.startsWith(`${ROW_COLUMNS.join(',')}\r\na1,${A1_US},plain,1,0.1,true,`), a.text.slice(0, 200));
+      assert.equal(a.framing, 'chunked');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: Accept text/csv',
+    request: rowsReq({ prefix: 'a' }, { accept: 'text/csv' }),
+    check(a) {
+      assert.equal(csvRecords(a).length, 6);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: Accept with q values picks NDJSON',
+    request: rowsReq({ prefix: 'a' }, { accept: 'text/csv;q=0.5, application/x-ndjson;q=0.9' }),
+    check(a) {
+      assert.equal(ndjsonRows(a).length, 5);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: Accept naming nothing served gets JSON',
+    request: rowsReq({ prefix: 'a' }, { accept: 'text/html' }),
+    check(a) {
+      checkAwkwardRows(rowsOf(a));
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: format wins over Accept',
+    request: rowsReq({ prefix: 'a', format: 'csv' }, { accept: 'application/x-ndjson' }),
+    check(a) {
+      assert.equal(csvRecords(a).length, 6);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: in a POST body',
+    request: { endpoint: 'parity.rows', method: 'POST', body: { prefix: 'a', format: 'ndjson' } },
+    check(a) {
+      assert.equal(ndjsonRows(a).length, 5);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an empty result in JSON',
+    request: rowsReq({ prefix: 'none-such' }),
+    check(a) {
+      assert.deepEqual(rowsOf(a), []);
+      assert.equal(a.text, '{"result":[]}');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an empty result in NDJSON is an empty body',
+    request: rowsReq({ prefix: 'none-such', format: 'ndjson' }),
+    check(a) {
+      assert.deepEqual(ndjsonRows(a), []);
+      assert.equal(a.text, '');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an empty result in CSV is the header line alone',
+    request: rowsReq({ prefix: 'none-such', format: 'csv' }),
+    check(a) {
+      assert.equal(a.text, `${ROW_COLUMNS.join(',')}\r\n`);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an empty aggregate result of a caller query in CSV keeps its columns',
+    request: sqlReq('parity.rows', 'select id, count(*) as c, max(timestamp) as last from events where id = @prefix group by id', {
+      prefix: 'none-such',
+      format: 'csv',
+    }),
+    check(a) {
+      assert.equal(a.text, 'id,c,last\r\n');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an unknown format is 400 BAD_REQUEST naming the formats',
+    request: rowsReq({ prefix: 'a', format: 'xml' }),
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST', /json.*ndjson.*csv/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'format: an error is JSON in CSV too',
+    request: sqlReq('parity.rows', 'select nope from events', { format: 'csv' }),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY');
+    },
+    same: 'error',
+  },
+  // ----- encodings -----
+  {
+    name: 'encoding: scalar types of every kind, built by the query',
+    request: sqlReq(
+      'parity.rows',
+      `select timestamp '2026-11-21 10:00:00.000001' as ts, date '2026-11-21' as d,
+  datetime '2026-11-21 10:00:00.5' as dt, datetime '2026-11-21 10:00:00' as dt0,
+  cast('9223372036854775807' as int64) as imax, cast('-9223372036854775808' as int64) as imin,
+  9007199254740993 as i53, 0.1 as f, 1e300 as fbig, -0.5 as fneg, 3.0 as fwhole, cast('nan' as float64) as nan,
+  ieee_divide(1, 0) as inf, ieee_divide(-1, 0) as ninf, 7 / 2 as div, true as t, false as fa,
+  cast(null as string) as nul, 'a "q", b\\nc' as s, '' as empty,
+  struct(1 as a, 'x' as b, cast(null as int64) as c) as st, [1, 2, 3] as arr, [struct(1 as k), struct(2 as k)] as arr_st,
+  cast('1.25' as numeric) as num, ['a', 'b'] as sarr`,
+    ),
+    check(a) {
+      const [r] = rowsOf(a) as [Row];
+      assert.equal(r.ts, T0 * 1000 + 1);
+      assert.equal(r.d, '2026-11-21');
+      assert.equal(r.dt, '2026-11-21T10:00:00.500000');
+      assert.equal(r.dt0, '2026-11-21T10:00:00');
+      assert.ok(a.text.includes('"imax":9223372036854775807'), a.text);
+      assert.ok(a.text.includes('"imin":-9223372036854775808'), a.text);
+      assert.ok(a.text.includes('"i53":9007199254740993'), a.text);
+      assert.equal(r.f, 0.1);
+      assert.equal(r.fbig, 1e300);
+      assert.equal(r.fneg, -0.5);
+      assert.equal(r.fwhole, 3);
+      assert.equal(r.nan, 'NaN');
+      assert.equal(r.inf, 'Infinity');
+      assert.equal(r.ninf, '-Infinity');
+      assert.equal(r.div, 3.5);
+      assert.equal(r.t, true);
+      assert.equal(r.fa, false);
+      assert.equal(r.nul, null);
+      assert.equal(r.s, 'a "q", b\nc');
+      assert.equal(r.empty, '');
+      assert.deepEqual(r.arr, [1, 2, 3]);
+      assert.deepEqual(r.arr_st, [{ k: 1 }, { k: 2 }]);
+      assert.equal(r.num, 1.25);
+      assert.deepEqual(r.sarr, ['a', 'b']);
+      assert.equal(typeof r.st, 'object', 'a STRUCT built by the query is an object');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: the same scalar types in CSV',
+    request: sqlReq(
+      'parity.rows',
+      `select timestamp '2026-11-21 10:00:00.000001' as ts, date '2026-11-21' as d, datetime '2026-11-21 10:00:00.5' as dt,
+  cast('9223372036854775807' as int64) as imax, 0.1 as f, cast('nan' as float64) as nan, true as t,
+  cast(null as string) as nul, 'a "q", b\\nc' as s, [1, 2] as arr, [struct(1 as k)] as arr_st`,
+      { format: 'csv' },
+    ),
+    check(a) {
+      const [header, record] = csvRecords(a);
+      assert.deepEqual(header, ['ts', 'd', 'dt', 'imax', 'f', 'nan', 't', 'nul', 's', 'arr', 'arr_st']);
+      assert.deepEqual(record, [
+        String(T0 * 1000 + 1),
+        '2026-11-21',
+        '2026-11-21T10:00:00.500000',
+        '9223372036854775807',
+        '0.1',
+        'NaN',
+        'true',
+        '',
+        'a "q", b\nc',
+        '[1,2]',
+        '[{"k":1}]',
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: stored 64-bit integers',
+    request: sqlReq('parity.rows', `select id, big from events where big is not null order by id`),
+    check(a) {
+      assert.deepEqual(
+        rowsOf(a).map((r) => r.id),
+        ['a1', 'a2', 'a3'],
+      );
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: records reached by UNNEST (a missing record drops the row)',
+    request: sqlReq(
+      'parity.rows',
+      `select e.id, r.method, r.path, h.ip from events as e cross join unnest(e.metadata) as m cross join unnest(m.request) as r
+  left join unnest(r.headers) as h order by e.id`,
+    ),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', method: 'GET', path: '/a', ip: '10.0.0.1' },
+        { id: 'a2', method: null, path: '/b,"c"', ip: null },
+        { id: 'a5', method: null, path: '/e', ip: null },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: dotted paths into records, NULL where the event has no such record',
+    request: sqlReq(
+      'parity.rows',
+      `select id, metadata.response.status_code as status, metadata.request.deep.a.b as deep, metadata.request as req from events where starts_with(id, 'a') order by id`,
+    ),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', status: 200, deep: null, req: [{ method: 'GET', path: '/a', headers: [{ ip: '10.0.0.1' }] }] },
+        { id: 'a2', status: null, deep: null, req: [{ path: '/b,"c"' }] },
+        { id: 'a3', status: 500, deep: null, req: null },
+        { id: 'a4', status: null, deep: null, req: null },
+        { id: 'a5', status: 404, deep: 'c', req: [{ path: '/e', deep: [{ a: [{ b: 'c' }] }] }] },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: a repeated record unnested, one row per element',
+    request: sqlReq('parity.rows', 'select e.id, i.k, i.v from events as e cross join unnest(e.items) as i order by e.id, i.k'),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', k: 1, v: 'one' },
+        { id: 'a1', k: 2, v: 'two' },
+        { id: 'a5', k: 3, v: null },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: a list of scalars unnested, LEFT JOIN keeps empty lists',
+    request: sqlReq('parity.rows', `select e.id, tag from events as e left join unnest(e.tags) as tag on true where starts_with(e.id, 'a') order by e.id, tag`),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', tag: 'x' },
+        { id: 'a1', tag: 'y' },
+        { id: 'a2', tag: null },
+        { id: 'a3', tag: null },
+        { id: 'a4', tag: 'only' },
+        { id: 'a5', tag: null },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: NULLs sort first ascending, last descending',
+    request: sqlReq('parity.rows', `select id, n, ok from events where starts_with(id, 'a') order by n, id`),
+    check(a) {
+      assert.deepEqual(
+        rowsOf(a).map((r) => r.id),
+        ['a4', 'a3', 'a5', 'a1', 'a2'],
+      );
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: timestamp and date functions',
+    request: sqlReq(
+      'parity.rows',
+      `select id, timestamp_trunc(timestamp, second) as sec, unix_micros(timestamp) as us, unix_millis(timestamp) as ms,
+  format_timestamp('%Y-%m-%dT%H:%M:%E6S%Ez', timestamp) as txt, date(timestamp) as d, datetime(timestamp) as dt,
+  extract(dayofweek from timestamp) as dow
+from events where starts_with(id, 'a') order by id limit 2`,
+    ),
+    check(a) {
+      const [r1, r2] = rowsOf(a) as [Row, Row];
+      assert.deepEqual(r1, {
+        id: 'a1',
+        sec: T0 * 1000,
+        us: A1_US,
+        ms: T0 + 123,
+        txt: '2026-11-21T10:00:00.123456+00:00',
+        d: '2026-11-21',
+        dt: '2026-11-21T10:00:00.123456',
+        dow: 7,
+      });
+      assert.equal(r2.dt, '2026-11-21T10:00:01');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: records as JSON text (TO_JSON_STRING) leave out absent members',
+    request: sqlReq('parity.rows', `select id, to_json_string(metadata) as j, to_json_string(items) as i from events where starts_with(id, 'a') order by id`),
+    check(a) {
+      const rows = rowsOf(a);
+      assert.equal(rows.length, 5);
+      assert.deepEqual(JSON.parse(String(rows[1]?.j)), { request: { path: '/b,"c"' } });
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: aggregates over NULLs, floats and booleans',
+    request: sqlReq(
+      'parity.rows',
+      `select count(*) as c, count(n) as cn, sum(n) as s, avg(n) as av, min(f) as mn, max(f) as mx, countif(ok) as k,
+  logical_and(ok) as all_ok, string_agg(id, ',' order by id) as ids, array_agg(n ignore nulls order by n) as ns
+from events where starts_with(id, 'a')`,
+    ),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ c: 5, cn: 4, s: 0, av: 0, mn: -2.5, mx: 1e300, k: 2, all_ok: false, ids: 'a1,a2,a3,a4,a5', ns: [-3, 0, 1, 2] }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: SAFE_CAST of text that is not a number is NULL',
+    request: sqlReq('parity.rows', `select id, safe_cast(event_message as int64) as x, safe_cast('12' as int64) as twelve from events where starts_with(id, 'a') order by id limit 2`),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', x: null, twelve: 12 },
+        { id: 'a2', x: null, twelve: 12 },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'encoding: LF-ENDPOINT-REDACT-PII replaces IP addresses at any depth',
+    request: rowsReq({ prefix: 'a1' }, { 'lf-endpoint-redact-pii': 'true' }),
+    check(a) {
+      const [r] = rowsOf(a) as [Row];
+      assert.deepEqual(r.metadata, [{ request: [{ method: 'GET', path: '/a', headers: [{ ip: 'REDACTED' }] }], response: [{ status_code: 200 }] }]);
+    },
+    same: 'bytes',
+  },
+  // ----- parameters -----
+  {
+    name: 'params: typed values bind with their types',
+    request: {
+      endpoint: 'parity.typed',
+      params: { i: '41', f: '1.5', b: 'FALSE', ts: '2026-11-21T10:00:00.5+01:00', d: '2026-11-20', e: 'warn', s: '007', u: 'x' },
+    },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        {
+          i_next: 42,
+          i: 41,
+          f_double: 3,
+          b: false,
+          ts: (T0 - 3_600_000 + 500) * 1000,
+          d: '2026-11-20',
+          e: 'warn',
+          s: '007',
+          u: 'x',
+          n_at_least: 20,
+        },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: typed defaults, an absent untyped one is NULL, a date as a timestamp is midnight UTC',
+    request: { endpoint: 'parity.typed', params: { ts: '2026-11-21' } },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { i_next: 6, i: 5, f_double: 0.5, b: true, ts: T0 * 1000 - 36_000_000_000, d: '2026-11-21', e: 'error', s: null, u: null, n_at_least: 20 },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: typed values in a JSON body (numbers and booleans), the body wins',
+    request: {
+      endpoint: 'parity.typed',
+      method: 'POST',
+      params: { i: '1000', ts: '2000-01-01' },
+      body: { i: 1, f: 2, b: true, ts: '2026-11-21T10:00:00Z', s: 12 },
+    },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { i_next: 2, i: 1, f_double: 4, b: true, ts: T0 * 1000, d: '2026-11-21', e: 'error', s: '12', u: null, n_at_least: 22 },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: the largest int64',
+    request: { endpoint: 'parity.typed', params: { i: '9223372036854775806', ts: '2026-11-21' } },
+    check(a) {
+      assert.ok(a.text.includes('"i_next":9223372036854775807'), a.text);
+      assert.ok(a.text.includes('"i":9223372036854775806'), a.text);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a value that does not fit its type is 400 BAD_REQUEST naming it',
+    request: { endpoint: 'parity.typed', params: { i: 'abc', ts: '2026-11-21' } },
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST', /\bi\b.*int|int.*\bi\b/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: an enum value outside its values is 400 BAD_REQUEST',
+    request: { endpoint: 'parity.typed', params: { e: 'debug', ts: '2026-11-21' } },
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST', /\be\b/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a bad timestamp is 400 BAD_REQUEST',
+    request: { endpoint: 'parity.typed', params: { ts: 'yesterday' } },
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST', /\bts\b/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a missing required parameter is 400 BAD_REQUEST',
+    request: { endpoint: 'parity.typed', params: { i: '1' } },
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST', /\bts\b/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: untyped parameters bind as strings',
+    request: { endpoint: 'parity.untyped', params: { a: 'a1', b: '0042' } },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ a: 'a1', b: '0042', joined: 'a1|0042', a_missing: false, matching: 1 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: untyped parameters not given are NULL; undeclared ones are ignored',
+    request: { endpoint: 'parity.untyped', params: { zzz: '1' } },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ a: null, b: null, joined: 'none|none', a_missing: true, matching: 0 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a query-string parameter given twice binds its last value',
+    request: { endpoint: 'parity.untyped', query: 'a=first&a=a2&b=one&b=two' },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ a: 'a2', b: 'two', joined: 'a2|two', a_missing: false, matching: 1 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a bound value never becomes SQL text',
+    request: { endpoint: 'parity.untyped', params: { a: "x' or '1'='1", b: '\\ \u0000 ✓' } },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ a: "x' or '1'='1", b: '\\ \u0000 ✓', joined: "x' or '1'='1|\\ \u0000 ✓", a_missing: false, matching: 0 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: the JSON body wins over the query string',
+    request: { endpoint: 'parity.untyped', method: 'POST', params: { a: 'q', b: 'q' }, body: { a: 'body' } },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ a: 'body', b: 'q', joined: 'body|q', a_missing: false, matching: 0 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a caller query reading a parameter the saved query does not declare is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', 'select id, @nope as x from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY', /nope/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'params: a caller query may use the saved query\'s parameters',
+    request: sqlReq('parity.rows', 'select id from events where starts_with(id, @prefix) order by id desc', { prefix: 'a' }),
+    check(a) {
+      assert.deepEqual(
+        rowsOf(a).map((r) => r.id),
+        ['a5', 'a4', 'a3', 'a2', 'a1'],
+      );
+    },
+    same: 'bytes',
+  },
+  // ----- caps -----
+  {
+    name: 'cap: max_limit caps the saved query (JSON)',
+    request: { endpoint: 'parity.capped' },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', n: 1 },
+        { id: 'a2', n: 2 },
+        { id: 'a3', n: -3 },
+      ]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: max_limit caps NDJSON',
+    request: { endpoint: 'parity.capped', params: { format: 'ndjson' } },
+    check(a) {
+      assert.equal(ndjsonRows(a).length, 3);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: max_limit caps CSV',
+    request: { endpoint: 'parity.capped', params: { format: 'csv' } },
+    check(a) {
+      assert.equal(a.text, 'id,n\r\na1,1\r\na2,2\r\na3,-3\r\n');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: a caller query with a larger LIMIT gets max_limit rows',
+    request: sqlReq('parity.capped', 'select id from events order by id desc limit 50'),
+    check(a) {
+      assert.deepEqual(
+        rowsOf(a).map((r) => r.id),
+        ['b19', 'b18', 'b17'],
+      );
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: a caller query without LIMIT gets max_limit rows',
+    request: sqlReq('parity.capped', 'select n from unnest(generate_array(1, 1000)) as n order by n'),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: a caller query with a smaller LIMIT and OFFSET keeps them',
+    request: sqlReq('parity.capped', 'select id from events order by id limit 2 offset 1'),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ id: 'a2' }, { id: 'a3' }]);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: an LQL query gets max_limit rows, newest first',
+    request: { endpoint: 'parity.capped', params: { lql: 'bulk s:id s:n' } },
+    check(a) {
+      assert.deepEqual(
+        rowsOf(a).map((r) => r.id),
+        ['b19', 'b18', 'b17'],
+      );
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'cap: a result under QUERY_MAX_RESPONSE_BYTES is answered whole',
+    request: sqlReq('parity.big', "select n, repeat('x', 1000) as s from unnest(generate_array(1, 40)) as n order by n"),
+    check(a) {
+      assert.equal(rowsOf(a).length, 40);
+    },
+    same: 'bytes',
+  },
+  ...(['json', 'ndjson', 'csv'] as const).map(
+    (format): ParityCase => ({
+      name: `cap: a result past QUERY_MAX_RESPONSE_BYTES is 400 RESULT_TOO_LARGE (${format})`,
+      request: sqlReq('parity.big', "select n, repeat('x', 1000) as s from unnest(generate_array(1, 5000)) as n", { format }),
+      check(a) {
+        errorOf(a, 400, 'RESULT_TOO_LARGE', /QUERY_MAX_RESPONSE_BYTES/);
+      },
+      same: 'error-loose',
+    }),
+  ),
+  // ----- errors -----
+  {
+    name: 'error: SQL that does not parse is 400 PARSE_ERROR naming line and column',
+    request: sqlReq('parity.rows', 'select id,\n  from events where (n >'),
+    check(a) {
+      errorOf(a, 400, 'PARSE_ERROR', /line|Line/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: an unknown column is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', 'select nope from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY', /nope/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a field access on a non-record is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', 'select n.x as y from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a type error is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', "select timestamp_add(event_message, interval 1 day) as x from events"),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a wrong argument count is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', 'select abs(n, n) as x from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY', /abs|ABS/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a function outside the allow-list is 400 QUERY_NOT_ALLOWED',
+    request: sqlReq('parity.rows', 'select generate_uuid() as u from events'),
+    check(a) {
+      errorOf(a, 400, 'QUERY_NOT_ALLOWED', /generate_uuid/i);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a source table in a caller query is 400 QUERY_NOT_ALLOWED (sandbox)',
+    request: sqlReq('parity.rows', `select id from \`${SOURCE}\``),
+    check(a) {
+      errorOf(a, 400, 'QUERY_NOT_ALLOWED', /Table not found in CTE/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a disallowed table in a subquery is 400 QUERY_NOT_ALLOWED',
+    request: sqlReq('parity.rows', 'select id from events where id in (select id from `cloudflare.logs.prod`)'),
+    check(a) {
+      errorOf(a, 400, 'QUERY_NOT_ALLOWED', /Table not found in CTE/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a wildcard is 400 QUERY_NOT_ALLOWED',
+    request: sqlReq('parity.rows', 'select * from events'),
+    check(a) {
+      errorOf(a, 400, 'QUERY_NOT_ALLOWED');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: DML is 400 QUERY_NOT_ALLOWED',
+    request: sqlReq('parity.rows', 'delete from events where true'),
+    check(a) {
+      errorOf(a, 400, 'QUERY_NOT_ALLOWED');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a CAST of text that is not a number is 400 INVALID_QUERY at run time',
+    request: sqlReq('parity.rows', 'select id, cast(event_message as int64) as x from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY');
+    },
+    same: 'error',
+  },
+  {
+    name: 'error: a CAST of text that is not a timestamp is 400 INVALID_QUERY at run time',
+    request: sqlReq('parity.rows', 'select id, cast(event_message as timestamp) as x from events'),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY');
+    },
+    same: 'error',
+  },
+  {
+    name: 'error: PARSE_TIMESTAMP of bad text is 400 INVALID_QUERY',
+    request: sqlReq('parity.rows', "select id, parse_timestamp('%Y-%m-%d %H:%M:%S', event_message) as x from events"),
+    check(a) {
+      errorOf(a, 400, 'INVALID_QUERY', /PARSE_TIMESTAMP could not read a value with its format/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: sql on an endpoint that is not sandboxable is 400 BAD_REQUEST',
+    request: sqlReq('parity.plain', 'select id from events'),
+    check(a) {
+      errorOf(a, 400, 'BAD_REQUEST');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: an unknown endpoint is 404 NOT_FOUND',
+    request: { endpoint: 'parity.none-such' },
+    check(a) {
+      errorOf(a, 404, 'NOT_FOUND');
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'error: a query past QUERY_TIMEOUT_MS is 504 QUERY_TIMEOUT',
+    request: sqlReq('parity.rows', SLOW_SQL),
+    check(a) {
+      errorOf(a, 504, 'QUERY_TIMEOUT');
+    },
+    same: 'bytes',
+  },
+  // ----- warnings -----
+  {
+    name: 'warnings: a nested path no event carried reads as NULL, named in X-Query-Warnings',
+    request: sqlReq('parity.rows', `select e.id, r.search as search from events as e cross join unnest(e.metadata) as m cross join unnest(m.request) as r order by e.id`),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [
+        { id: 'a1', search: null },
+        { id: 'a2', search: null },
+        { id: 'a5', search: null },
+      ]);
+      assert.match(a.warnings ?? '', /metadata\.request\.search/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'warnings: two dotted paths no event carried',
+    request: sqlReq('parity.rows', `select id, metadata.response.size as size, metadata.request.deep.z as z from events where id = 'a5'`),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ id: 'a5', size: null, z: null }]);
+      assert.match(a.warnings ?? '', /metadata\.response\.size/);
+      assert.match(a.warnings ?? '', /metadata\.request\.deep\.z/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'warnings: none for paths some event carried',
+    request: sqlReq('parity.rows', `select id, metadata.response.status_code as s from events where id = 'a4'`),
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ id: 'a4', s: null }]);
+      assert.equal(a.warnings, null);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'warnings: a top-level column its source never received, in a saved query',
+    request: { endpoint: 'parity.late' },
+    check(a) {
+      assert.deepEqual(rowsOf(a), [{ id: 'l1', never_sent: null }]);
+      assert.match(a.warnings ?? '', /never_sent/);
+    },
+    same: 'bytes',
+  },
+  {
+    name: 'warnings: in CSV too',
+    request: sqlReq('parity.rows', `select id, metadata.response.size as size from events where id = 'a5'`, { format: 'csv' }),
+    check(a) {
+      assert.equal(a.text, 'id,size\r\na5,\r\n');
+      assert.match(a.warnings ?? '', /metadata\.response\.size/);
+    },
+    same: 'bytes',
+  },
+];
