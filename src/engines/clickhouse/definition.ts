@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { EngineCapabilities } from '../../capabilities.ts';
-import { optional } from '../../settings.ts';
+import { byteSize, optional } from '../../settings.ts';
 import type { EngineDefinition, EngineFolder } from '../engine.ts';
 
 export const clickHouseCapabilities: EngineCapabilities = {
@@ -33,6 +33,10 @@ export const clickHouse: EngineDefinition = {
     { name: 'CLICKHOUSE_USER', description: "the server's user (default: the server's default user)" },
     { name: 'CLICKHOUSE_PASSWORD', description: "that user's password" },
     { name: 'CLICKHOUSE_DATABASE', description: "the database holding Quarry's tables (default quarry)" },
+    {
+      name: 'CLICKHOUSE_MAX_MEMORY_USAGE',
+      description: "each query's max_memory_usage (default: half of MEMORY_BUDGET; DUCKDB_MEMORY_LIMIT, its older name, is still read)",
+    },
     { name: 'CLICKHOUSE_CLUSTER', description: "a cluster of the servers' remote_servers: tables are created ON CLUSTER" },
   ],
   selfContained: {
@@ -69,7 +73,8 @@ export const clickHouse: EngineDefinition = {
       embedded === undefined
         ? []
         : [{ path: embedded, what: 'the chDB folder', shared: true, instead: 'another DATA_DIR (or CLICKHOUSE_URL=chdb:///another-folder)' }];
-    const maxMemoryBytes = Math.floor(context.memoryBudgetBytes / 2);
+    const memoryName = optional(env, 'CLICKHOUSE_MAX_MEMORY_USAGE') !== undefined ? 'CLICKHOUSE_MAX_MEMORY_USAGE' : 'DUCKDB_MEMORY_LIMIT';
+    const maxMemoryBytes = byteSize(env, memoryName, Math.floor(context.memoryBudgetBytes / 2));
     return {
       name: 'clickhouse',
       folders,
