@@ -81,6 +81,8 @@ export function querySettings(s: QuerySettings): string {
     ['output_format_json_quote_64bit_integers', 0],
     ['output_format_json_quote_denormals', 1],
     ['output_format_json_quote_decimals', 0],
+    // BigQuery's TO_JSON_STRING leaves `/` as it is (ClickHouse's toJSONString escapes it by default).
+    ['output_format_json_escape_forward_slashes', 0],
     ['allow_experimental_correlated_subqueries', 1],
   ];
   if (s.maxMemoryBytes > 0) settings.push(['max_memory_usage', Math.floor(s.maxMemoryBytes)]);
