@@ -1,10 +1,23 @@
 /**
- * Environment → typed configuration, in one place (docs/API.md §1).
+ * Environment → typed configuration, in one place (docs/API.md §1). Every setting the service reads
+ * is described once, in `serviceSettings` below: how its text is read, its default, what it means
+ * and where it is documented; each engine's settings are its definition's (src/engines/registry.ts).
+ * README.md's Configuration tables are generated from both (`node --import tsx
+ * test/docs/settings-table.ts --write`), and test/docs/settings-and-codes.test.ts fails when they
+ * differ or when code reads a setting the registry does not describe.
  */
 import path from 'node:path';
-import type { ConfiguredEngine } from './engines/engine.ts';
-import { engineDefinition, engineNames } from './engines/registry.ts';
-import { byteSize as bytes, type Env, optional, wholeNumber as positiveInt } from './settings.ts';
+import type { ConfiguredEngine, EngineSetting } from './engines/engine.ts';
+import { engineDefinition, engineDefinitions, engineNames } from './engines/registry.ts';
+import {
+  type Env,
+  type Setting,
+  byteSetting,
+  customSetting,
+  readSetting,
+  textSetting,
+  wholeSetting,
+} from './settings.ts';
 import { defaultQueryBounds, type QueryBounds } from './sql/bounds.ts';
 import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
 
@@ -100,64 +113,280 @@ export function defaultResponseMaxBytes(memoryBudgetBytes: number): number {
   return Math.min(64 * 2 ** 20, Math.max(8 * 2 ** 20, Math.floor(memoryBudgetBytes / 32)));
 }
 
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+
+/** SUPABASE_RETENTION_DAYS: 0 leaves each source's own retention (as unset does). */
+function retentionDays(raw: string, name: string): number | undefined {
+  if (raw === '0') return undefined;
+  const days = Number(raw);
+  if (!/^\d+$/.test(raw) || days < 1 || days > 36500) {
+    throw new Error(`${name} must be a whole number of days from 1 to 36500, or 0 to leave each source's retention as it is; got "${raw}"`);
+  }
+  return days;
+}
+
+function engineName(raw: string, name: string): string {
+  if (engineDefinition(raw) === undefined) throw new Error(`${name} must be ${engineNames.join(' or ')}, got "${raw}"`);
+  return raw;
+}
+
+/**
+ * Every setting the service reads, in README's order. `contract` ones are also named by
+ * docs/API.md §1. Defaults that depend on other settings are computed in loadConfig; `shown` says
+ * them in words.
+ */
+export const serviceSettings = {
+  PORT: wholeSetting({ default: 4000, description: 'listen port', contract: true }),
+  HOST: textSetting({ default: '127.0.0.1', description: 'listen address', contract: true }),
+  DATA_DIR: textSetting({ default: './data', description: 'everything Quarry stores; delete it to reset', contract: true }),
+  LOGFLARE_PRIVATE_ACCESS_TOKEN: textSetting({
+    shown: 'generated',
+    description:
+      'token with scope `private` (everything). When unset, the first start generates one, prints it once and keeps it in `DATA_DIR/private-access-token`',
+    contract: true,
+  }),
+  LOGFLARE_PUBLIC_ACCESS_TOKEN: textSetting({
+    description: 'token with scope `public` (ingest), what Supabase\'s Vector sends',
+    contract: true,
+  }),
+  LOGFLARE_API_KEY: textSetting({ description: 'older Supabase stacks: one key for ingest and query', contract: true }),
+  QUARRY_ENGINE: customSetting({
+    kind: 'engine name',
+    parse: engineName,
+    default: engineNames[0] as string,
+    description: `the engine that stores events and runs queries: ${engineNames.map((n) => `\`${n}\``).join(' or ')}; each reads its own settings (the table below)`,
+  }),
+  INGEST_BODY_LIMIT_BYTES: wholeSetting({ default: 10 * MiB, description: 'largest ingest request body (413 above)', contract: true }),
+  QUERY_TIMEOUT_MS: wholeSetting({
+    default: 30_000,
+    description:
+      "per-query time limit, counted from the request's arrival (504 when running past it; `503 OVERLOADED` when it could not start in time)",
+    contract: true,
+  }),
+  QUERY_MAX_CONCURRENCY: wholeSetting({
+    default: 4,
+    atLeast: 1,
+    description: 'queries running at once; past that and `QUERY_MAX_QUEUE` a query gets `503 OVERLOADED` with `Retry-After` (cache hits do not count)',
+    contract: true,
+  }),
+  QUERY_MAX_QUEUE: wholeSetting({ default: 64, description: 'queries waiting for a turn, beyond those running', contract: true }),
+  QUERY_MAX_PER_TOKEN: wholeSetting({
+    atLeast: 1,
+    shown: 'half the concurrency (`2`)',
+    description:
+      "queries one token may run at once, so one token's flood always leaves slots for others; waiting places are shared fairly between tokens",
+    contract: true,
+  }),
+  QUERY_MAX_RESPONSE_BYTES: byteSetting({
+    shown: '64 MiB, or a 32nd of a `MEMORY_BUDGET` under 2 GiB (at least 8 MiB)',
+    description: 'largest query response; a larger result gets `400 RESULT_TOO_LARGE`',
+    contract: true,
+  }),
+  QUERY_RESULT_MEMORY: byteSetting({
+    shown: 'a 32nd of `MEMORY_BUDGET`, at least `QUERY_MAX_RESPONSE_BYTES` (`64MiB`)',
+    description:
+      'results being read and sent at once, counted as their JSON size; a result that would take the total past it while others are being sent gets `503 OVERLOADED` with `Retry-After` (one result alone may always reach `QUERY_MAX_RESPONSE_BYTES`)',
+    contract: true,
+  }),
+  QUERY_MAX_TABLE_REFERENCES: wholeSetting({
+    default: defaultQueryBounds.maxTableReferences,
+    atLeast: 1,
+    description:
+      'table references a query may make once its CTEs are inlined at each use (items inside parenthesised joins included); beyond: `400 QUERY_TOO_COMPLEX` (docs/API.md §4, "Limits")',
+    contract: true,
+  }),
+  QUERY_MAX_JOINS: wholeSetting({
+    default: defaultQueryBounds.maxJoins,
+    atLeast: 1,
+    description: 'tables, derived tables and UNNESTs in one `FROM`; beyond: `400 QUERY_TOO_COMPLEX`',
+    contract: true,
+  }),
+  QUERY_MAX_SET_OPERANDS: wholeSetting({
+    default: defaultQueryBounds.maxSetOperands,
+    atLeast: 2,
+    description: 'set-operation operands once CTEs are inlined; beyond: `400 QUERY_TOO_COMPLEX`',
+    contract: true,
+  }),
+  QUERY_MAX_NESTING: wholeSetting({
+    default: defaultQueryBounds.maxNesting,
+    atLeast: 1,
+    description: 'depth of nested queries (a CTE read counts as a level); beyond: `400 QUERY_TOO_COMPLEX`',
+    contract: true,
+  }),
+  QUERY_MAX_VALUE_BYTES: byteSetting({
+    default: defaultQueryBounds.maxValueBytes,
+    description:
+      'largest string `REPEAT`, `LPAD`/`RPAD` or `FORMAT` may build where computed once, a 256th of it where computed for every row; beyond: `400 INVALID_QUERY`',
+    contract: true,
+  }),
+  QUERY_MAX_VALUE_GROWTH: wholeSetting({
+    default: defaultQueryBounds.maxValueGrowth,
+    atLeast: 1,
+    description:
+      'how many times the values it reads any expression may make a value (`CONCAT`, `REPLACE`, … nested or repeated); beyond: `400 QUERY_TOO_COMPLEX`',
+    contract: true,
+  }),
+  SUPABASE_RETENTION_DAYS: customSetting({
+    kind: 'days',
+    parse: retentionDays,
+    shown: 'unset',
+    description:
+      "days of events the nine seeded Supabase sources keep, set on them at every start; unset or `0`: each source's own (`PATCH /api/sources/:id`)",
+  }),
+  MEMORY_BUDGET: byteSetting({
+    default: 2 * GiB,
+    description: "memory for the whole process; the engine's share is half of it unless its own setting says otherwise",
+    contract: true,
+  }),
+  INGEST_MAX_FIELDS: wholeSetting({
+    default: defaultSchemaLimits.maxFields,
+    atLeast: 1,
+    description: 'leaf fields per source (typed and overflowed); an event that would add more gets `400` naming the field',
+    contract: true,
+  }),
+  INGEST_MAX_TYPED_FIELDS: wholeSetting({
+    default: defaultSchemaLimits.maxTypedFields,
+    atLeast: 0,
+    description:
+      'leaf fields per source kept as typed columns; later ones are kept in one overflow column and read by name as usual (docs/INGEST.md, "Limits")',
+    contract: true,
+  }),
+  INGEST_MAX_DEPTH: wholeSetting({
+    default: defaultSchemaLimits.maxDepth,
+    atLeast: 1,
+    description: 'nesting levels kept as records; deeper objects/arrays are stored as their JSON text',
+    contract: true,
+  }),
+  INGEST_MAX_KEY_LENGTH: wholeSetting({
+    default: defaultSchemaLimits.maxKeyLength,
+    atLeast: 1,
+    description: 'longer key names are cut (and made unique)',
+    contract: true,
+  }),
+  RETENTION_SWEEP_SECONDS: wholeSetting({
+    default: 3600,
+    atLeast: 1,
+    description: 'seconds between retention sweeps (each logs what it deleted, per source)',
+    contract: true,
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: wholeSetting({
+    default: 10_000,
+    atLeast: 1,
+    description: 'time to send the request headers (`408` after)',
+    contract: true,
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: wholeSetting({
+    default: 30_000,
+    atLeast: 1,
+    description:
+      "time to send the whole request, body included (`408` after; raise it for clients sending large bodies over slow links); the query's own run is bounded by `QUERY_TIMEOUT_MS` instead",
+    contract: true,
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeSetting({
+    default: 72_000,
+    atLeast: 1,
+    description: 'an idle keep-alive connection is closed after this',
+    contract: true,
+  }),
+  LOG_LEVEL: textSetting({ default: 'info', description: '`debug`, `info`, `warn`, `error`, `silent`', contract: true }),
+  METRICS_TOKEN: textSetting({
+    description: 'a secret `GET /metrics` accepts besides private-scope tokens (give it to Prometheus, not a private token)',
+    contract: true,
+  }),
+  DATABASE_URL: textSetting({
+    shown: 'none (embedded store)',
+    description: 'PostgreSQL for sources, endpoints and tokens, shared by several nodes; see [docs/SCALING.md](docs/SCALING.md)',
+    contract: true,
+  }),
+  METADATA_POLL_MS: wholeSetting({
+    default: 1000,
+    atLeast: 50,
+    description: 'with `DATABASE_URL`: how often a node checks for changes besides notifications',
+    contract: true,
+  }),
+  METADATA_MAX_STALENESS_MS: wholeSetting({
+    default: 10_000,
+    description: 'with `DATABASE_URL`: how old its copy may get before a node refuses tokens (`503`)',
+    contract: true,
+  }),
+} as const satisfies Record<string, Setting<unknown>>;
+
+export type ServiceSettingName = keyof typeof serviceSettings;
+
+/** A described setting with its name, and the engine that reads it (none: the service). */
+export interface NamedSetting {
+  readonly name: string;
+  readonly engine?: string;
+  readonly description: string;
+}
+
+/** Every setting: the service's, then each engine's (its definition's list). */
+export function allSettings(): NamedSetting[] {
+  const own = Object.entries(serviceSettings).map(([name, s]) => ({ name, description: s.description }));
+  const engines = engineDefinitions.flatMap((d) => d.settings.map((s: EngineSetting) => ({ name: s.name, engine: d.name, description: s.description })));
+  return [...own, ...engines];
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const maxConcurrentQueries = Math.max(1, positiveInt(env, 'QUERY_MAX_CONCURRENCY', 4));
-  const memoryBudgetBytes = bytes(env, 'MEMORY_BUDGET', 2 * 2 ** 30);
-  const responseMaxBytes = bytes(env, 'QUERY_MAX_RESPONSE_BYTES', defaultResponseMaxBytes(memoryBudgetBytes));
+  type ValueOf<K extends ServiceSettingName> = (typeof serviceSettings)[K] extends Setting<infer T> ? T : never;
+  const read = <K extends ServiceSettingName>(name: K, fallback?: ValueOf<K>): ValueOf<K> | undefined =>
+    readSetting(env, name, serviceSettings[name] as Setting<ValueOf<K>>, fallback);
+  /** A setting that always has a value (a default, or `fallback`). */
+  const value = <K extends ServiceSettingName>(name: K, fallback?: ValueOf<K>): ValueOf<K> => read(name, fallback) as ValueOf<K>;
+
+  const maxConcurrentQueries = value('QUERY_MAX_CONCURRENCY');
+  const memoryBudgetBytes = value('MEMORY_BUDGET');
+  const responseMaxBytes = value('QUERY_MAX_RESPONSE_BYTES', defaultResponseMaxBytes(memoryBudgetBytes));
+  const dataDir = path.resolve(value('DATA_DIR'));
   const config: Config = {
-    port: positiveInt(env, 'PORT', 4000),
-    host: optional(env, 'HOST') ?? '127.0.0.1',
-    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
-    bodyLimitBytes: positiveInt(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
-    queryTimeoutMs: positiveInt(env, 'QUERY_TIMEOUT_MS', 30_000),
+    port: value('PORT'),
+    host: value('HOST'),
+    dataDir,
+    bodyLimitBytes: value('INGEST_BODY_LIMIT_BYTES'),
+    queryTimeoutMs: value('QUERY_TIMEOUT_MS'),
     maxConcurrentQueries,
-    maxQueuedQueries: positiveInt(env, 'QUERY_MAX_QUEUE', 64),
+    maxQueuedQueries: value('QUERY_MAX_QUEUE'),
     // Half the slots by default: one token's flood leaves the rest to others, and on a small
     // machine DuckDB already spreads each query over every core, so more at once adds little.
-    maxQueriesPerToken: Math.max(1, positiveInt(env, 'QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2)))),
+    maxQueriesPerToken: value('QUERY_MAX_PER_TOKEN', Math.max(1, Math.floor(maxConcurrentQueries / 2))),
     memoryBudgetBytes,
     responseMaxBytes,
-    resultMemoryBytes: bytes(env, 'QUERY_RESULT_MEMORY', defaultResultMemory(memoryBudgetBytes, responseMaxBytes)),
+    resultMemoryBytes: value('QUERY_RESULT_MEMORY', defaultResultMemory(memoryBudgetBytes, responseMaxBytes)),
     queryBounds: {
-      maxTableReferences: Math.max(1, positiveInt(env, 'QUERY_MAX_TABLE_REFERENCES', defaultQueryBounds.maxTableReferences)),
-      maxJoins: Math.max(1, positiveInt(env, 'QUERY_MAX_JOINS', defaultQueryBounds.maxJoins)),
-      maxSetOperands: Math.max(2, positiveInt(env, 'QUERY_MAX_SET_OPERANDS', defaultQueryBounds.maxSetOperands)),
-      maxNesting: Math.max(1, positiveInt(env, 'QUERY_MAX_NESTING', defaultQueryBounds.maxNesting)),
-      maxValueBytes: bytes(env, 'QUERY_MAX_VALUE_BYTES', defaultQueryBounds.maxValueBytes),
-      maxValueGrowth: Math.max(1, positiveInt(env, 'QUERY_MAX_VALUE_GROWTH', defaultQueryBounds.maxValueGrowth)),
+      maxTableReferences: value('QUERY_MAX_TABLE_REFERENCES'),
+      maxJoins: value('QUERY_MAX_JOINS'),
+      maxSetOperands: value('QUERY_MAX_SET_OPERANDS'),
+      maxNesting: value('QUERY_MAX_NESTING'),
+      maxValueBytes: value('QUERY_MAX_VALUE_BYTES'),
+      maxValueGrowth: value('QUERY_MAX_VALUE_GROWTH'),
     },
     schemaLimits: {
-      maxFields: Math.max(1, positiveInt(env, 'INGEST_MAX_FIELDS', defaultSchemaLimits.maxFields)),
-      maxTypedFields: Math.max(0, positiveInt(env, 'INGEST_MAX_TYPED_FIELDS', defaultSchemaLimits.maxTypedFields)),
-      maxDepth: Math.max(1, positiveInt(env, 'INGEST_MAX_DEPTH', defaultSchemaLimits.maxDepth)),
-      maxKeyLength: Math.max(1, positiveInt(env, 'INGEST_MAX_KEY_LENGTH', defaultSchemaLimits.maxKeyLength)),
+      maxFields: value('INGEST_MAX_FIELDS'),
+      maxTypedFields: value('INGEST_MAX_TYPED_FIELDS'),
+      maxDepth: value('INGEST_MAX_DEPTH'),
+      maxKeyLength: value('INGEST_MAX_KEY_LENGTH'),
     },
-    retentionSweepSeconds: Math.max(1, positiveInt(env, 'RETENTION_SWEEP_SECONDS', 3600)),
+    retentionSweepSeconds: value('RETENTION_SWEEP_SECONDS'),
     httpTimeouts: {
-      headersMs: Math.max(1, positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
-      requestMs: Math.max(1, positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
-      keepAliveMs: Math.max(1, positiveInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
+      headersMs: value('HTTP_HEADERS_TIMEOUT_MS'),
+      requestMs: value('HTTP_REQUEST_TIMEOUT_MS'),
+      keepAliveMs: value('HTTP_KEEP_ALIVE_TIMEOUT_MS'),
     },
-    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
-    engine: configureEngine(env, path.resolve(optional(env, 'DATA_DIR') ?? './data'), memoryBudgetBytes),
-    metadataPollMs: Math.max(50, positiveInt(env, 'METADATA_POLL_MS', 1000)),
-    metadataMaxStalenessMs: positiveInt(env, 'METADATA_MAX_STALENESS_MS', 10_000),
+    logLevel: value('LOG_LEVEL'),
+    engine: configureEngine(env, value('QUARRY_ENGINE'), dataDir, memoryBudgetBytes),
+    metadataPollMs: value('METADATA_POLL_MS'),
+    metadataMaxStalenessMs: value('METADATA_MAX_STALENESS_MS'),
   };
-  const databaseUrl = optional(env, 'DATABASE_URL');
+  const databaseUrl = read('DATABASE_URL');
   if (databaseUrl) config.databaseUrl = databaseUrl;
-  const priv = optional(env, 'LOGFLARE_PRIVATE_ACCESS_TOKEN');
-  const pub = optional(env, 'LOGFLARE_PUBLIC_ACCESS_TOKEN');
-  const legacy = optional(env, 'LOGFLARE_API_KEY');
-  const metricsToken = optional(env, 'METRICS_TOKEN');
+  const priv = read('LOGFLARE_PRIVATE_ACCESS_TOKEN');
+  const pub = read('LOGFLARE_PUBLIC_ACCESS_TOKEN');
+  const legacy = read('LOGFLARE_API_KEY');
+  const metricsToken = read('METRICS_TOKEN');
   if (metricsToken) config.metricsToken = metricsToken;
-  const retention = optional(env, 'SUPABASE_RETENTION_DAYS');
-  if (retention !== undefined && retention !== '0') {
-    const days = Number(retention);
-    if (!/^\d+$/.test(retention) || days < 1 || days > 36500) {
-      throw new Error(`SUPABASE_RETENTION_DAYS must be a whole number of days from 1 to 36500, or 0 to leave each source's retention as it is; got "${retention}"`);
-    }
-    config.supabaseRetentionDays = days;
-  }
+  const retention = read('SUPABASE_RETENTION_DAYS');
+  if (retention !== undefined) config.supabaseRetentionDays = retention;
   // One value for two scopes would let the narrower one win the lookup (Studio's queries 403).
   if (priv && (priv === pub || priv === legacy)) {
     const other = priv === pub ? 'LOGFLARE_PUBLIC_ACCESS_TOKEN' : 'LOGFLARE_API_KEY';
@@ -175,11 +404,8 @@ export function generatedTokenPath(config: Config): string {
 }
 
 /** QUARRY_ENGINE's engine, its settings read (src/engines/registry.ts). */
-function configureEngine(env: Env, dataDir: string, memoryBudgetBytes: number): ConfiguredEngine {
-  const name = optional(env, 'QUARRY_ENGINE') ?? (engineNames[0] as string);
-  const definition = engineDefinition(name);
-  if (definition === undefined) throw new Error(`QUARRY_ENGINE must be ${engineNames.join(' or ')}, got "${name}"`);
-  return definition.configure(env, { dataDir, memoryBudgetBytes });
+function configureEngine(env: Env, name: string, dataDir: string, memoryBudgetBytes: number): ConfiguredEngine {
+  return (engineDefinition(name) as NonNullable<ReturnType<typeof engineDefinition>>).configure(env, { dataDir, memoryBudgetBytes });
 }
 
 /** The embedded metadata store's own file (sources, tokens, endpoints), apart from the events. */

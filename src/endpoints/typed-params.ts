@@ -8,115 +8,58 @@
  */
 import type { ParamValue } from '../query/port.ts';
 import { QuarryError } from '../errors.ts';
+import { PARAM_TYPES, type ParamSpec, ParamSpecList, type ParamType } from '../schemas/typed-param.ts';
+import { type FieldErrors, addError, schemaCheck } from '../schemas/validate.ts';
 import { RESERVED_PARAMS, type RawParams, paramString } from './params.ts';
 
-/** Every parameter type, with what a value must look like (the 400 message and the docs). */
-export const PARAM_TYPES = {
-  string: 'any text',
-  int: 'a whole number from -2^63 to 2^63-1',
-  float: 'a finite number',
-  bool: 'true or false (also 1 or 0)',
-  timestamp: 'an ISO-8601 date-time such as 2026-11-21T10:00:00Z (no offset: UTC) or a date such as 2026-11-21',
-  date: 'a date such as 2026-11-21',
-  enum: 'one of the listed values',
-} as const satisfies Record<string, string>;
+export { PARAM_TYPES, type ParamSpec, type ParamType };
 
-export type ParamType = keyof typeof PARAM_TYPES;
-
-const TYPE_NAMES = Object.keys(PARAM_TYPES) as ParamType[];
-
-export interface ParamSpec {
-  name: string;
-  type: ParamType;
-  /** Used when the request does not send the parameter (must fit the type); absent or null: NULL. */
-  default?: string | number | boolean | null;
-  /** A request without it is a 400. Cannot be combined with a default. */
-  required?: boolean;
-  description?: string | null;
-  /** enum only: the allowed values. */
-  values?: string[];
-}
-
-/** Parameter names a spec may not take: the reserved ones, and LQL's own bound names. */
+/** LQL binds its filter values as `__lql_0`, …: a saved list may not describe them. */
 const LQL_PREFIX = '__lql_';
-const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SPEC_KEYS = new Set(['name', 'type', 'default', 'required', 'description', 'values']);
-const MAX_PARAMS = 100;
-const MAX_ENUM_VALUES = 1000;
 
-function isType(t: unknown): t is ParamType {
-  return typeof t === 'string' && Object.hasOwn(PARAM_TYPES, t);
-}
+const listCheck = schemaCheck(ParamSpecList);
 
 /**
- * Checks a `params` list against the saved query's declared parameters (undefined when the query
- * itself is invalid: then only the list's own rules are checked). Per-field messages, keyed
- * `params` or `params[i].<key>`; empty when valid.
+ * Checks a `params` list: its shape against the typed-parameter vocabulary
+ * (src/schemas/typed-param.ts), then the rules that need more than one setting or the saved
+ * query's declared parameters (undefined when the query itself is invalid: then those are not
+ * checked against it). Per-field messages, keyed `params` or `params[i].<key>`; empty when valid.
  */
-export function checkParamSpecs(specs: unknown, declared: readonly string[] | undefined): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  const add = (field: string, message: string) => {
-    fields[field] ??= [];
-    fields[field].push(message);
-  };
-  if (specs === null || specs === undefined) return fields;
-  if (!Array.isArray(specs)) {
-    add('params', 'must be a list of {name, type, default, required, description} objects, or null');
-    return fields;
-  }
-  if (specs.length > MAX_PARAMS) add('params', `may describe at most ${MAX_PARAMS} parameters`);
+export function checkParamSpecs(specs: unknown, declared: readonly string[] | undefined): FieldErrors {
+  if (specs === null || specs === undefined) return {};
+  const fields = listCheck.errors(specs, 'params');
+  if (!Array.isArray(specs)) return fields;
   const seen = new Set<string>();
   specs.forEach((spec: unknown, i) => {
     const at = `params[${i}]`;
-    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-      add(at, 'must be an object with a name and a type');
-      return;
-    }
+    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
     const s = spec as Record<string, unknown>;
-    for (const key of Object.keys(s)) {
-      if (!SPEC_KEYS.has(key)) add(`${at}.${key}`, 'is not a parameter setting (name, type, default, required, description, values)');
-    }
+    const fits = (key: string) => fields[`${at}.${key}`] === undefined;
     const name = s.name;
-    if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-      add(`${at}.name`, 'must be a parameter name: letters, digits and underscores, not starting with a digit');
-    } else if (RESERVED_PARAMS.has(name) || name.startsWith(LQL_PREFIX)) {
-      add(`${at}.name`, `"${name}" is reserved`);
-    } else if (seen.has(name)) {
-      add(`${at}.name`, `"${name}" is described twice`);
-    } else {
-      seen.add(name);
-      if (declared && !declared.includes(name)) {
-        add(
-          `${at}.name`,
-          `the query does not use @${name} (it uses ${declared.length > 0 ? declared.map((p) => `@${p}`).join(', ') : 'no parameters'})`,
-        );
+    if (typeof name === 'string' && fits('name')) {
+      if (RESERVED_PARAMS.has(name) || name.startsWith(LQL_PREFIX)) {
+        addError(fields, `${at}.name`, `"${name}" is reserved`);
+      } else if (seen.has(name)) {
+        addError(fields, `${at}.name`, `"${name}" is described twice`);
+      } else {
+        seen.add(name);
+        if (declared && !declared.includes(name)) {
+          const uses = declared.length > 0 ? declared.map((p) => `@${p}`).join(', ') : 'no parameters';
+          addError(fields, `${at}.name`, `the query does not use @${name} (it uses ${uses})`);
+        }
       }
     }
-    const type = s.type;
-    if (!isType(type)) {
-      add(`${at}.type`, `${type === undefined ? 'is required' : `unknown type ${JSON.stringify(type)}`}: use one of ${TYPE_NAMES.join(', ')}`);
-    }
-    if (s.required !== undefined && typeof s.required !== 'boolean') add(`${at}.required`, 'must be true or false');
-    if (s.description !== undefined && s.description !== null && typeof s.description !== 'string') {
-      add(`${at}.description`, 'must be text or null');
-    }
-    if (type === 'enum') {
-      const values = s.values;
-      if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string')) {
-        add(`${at}.values`, 'an enum needs a non-empty list of allowed text values');
-      } else if (values.length > MAX_ENUM_VALUES) {
-        add(`${at}.values`, `may list at most ${MAX_ENUM_VALUES} values`);
-      } else if (new Set(values).size !== values.length) {
-        add(`${at}.values`, 'lists a value twice');
-      }
-    } else if (s.values !== undefined) {
-      add(`${at}.values`, 'only an enum lists values');
+    const type = fits('type') ? (s.type as ParamType) : undefined;
+    if (type === 'enum' && s.values === undefined) {
+      addError(fields, `${at}.values`, 'an enum needs a non-empty list of allowed text values');
+    } else if (type !== undefined && type !== 'enum' && s.values !== undefined) {
+      fields[`${at}.values`] = ['only an enum lists values'];
     }
     if (s.default !== undefined && s.default !== null) {
-      if (s.required === true) add(`${at}.default`, 'a required parameter takes no default');
-      if (isType(type) && !fields[`${at}.values`]) {
-        const problem = typeof s.default === 'object' ? 'must be text, a number or a boolean' : fitProblem(spec as ParamSpec, s.default);
-        if (problem) add(`${at}.default`, `${JSON.stringify(s.default)} does not fit ${describeType(spec as ParamSpec)}`);
+      const checkFit = type !== undefined && fits('values') && fits('default');
+      if (s.required === true) addError(fields, `${at}.default`, 'a required parameter takes no default');
+      if (checkFit && parseValue(s as ParamSpec, s.default) === undefined) {
+        addError(fields, `${at}.default`, `${JSON.stringify(s.default)} does not fit ${describeType(s as ParamSpec)}`);
       }
     }
   });
@@ -174,14 +117,10 @@ function toValue(spec: ParamSpec, raw: unknown): ParamValue {
     const shown = typeof raw === 'string' ? JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw) : 'the value given';
     throw new QuarryError(
       'BAD_REQUEST',
-      `Parameter "${spec.name}" must be ${describeType(spec)}: ${PARAM_TYPES[spec.type]}; got ${shown}.`,
+      `Parameter "${spec.name}" must be ${describeType(spec)}: ${PARAM_TYPES[spec.type].accepts}; got ${shown}.`,
     );
   }
   return value;
-}
-
-function fitProblem(spec: ParamSpec, raw: unknown): boolean {
-  return parseValue(spec, raw) === undefined;
 }
 
 const INT = /^[+-]?\d+$/;

@@ -10,7 +10,9 @@
  */
 import { allows } from '../auth/scopes.ts';
 import type { Endpoint } from '../endpoints/model.ts';
+import { RESERVED_PARAMS } from '../endpoints/params.ts';
 import { PARAM_TYPES, type ParamSpec, describeType } from '../endpoints/typed-params.ts';
+import { ErrorResponse } from './schemas.ts';
 
 export interface OpenApiEndpointSources {
   endpoints(): readonly Endpoint[];
@@ -20,33 +22,16 @@ export interface OpenApiEndpointSources {
 
 type JsonSchema = Record<string, unknown>;
 
-/** JSON Schema of a typed parameter (query strings carry text: the format says how to read it). */
+/** JSON Schema of a parameter: its type's (src/schemas/typed-param.ts), an enum's values, its default. */
 function schemaOf(spec: ParamSpec | undefined): JsonSchema {
-  const schema: JsonSchema = (() => {
-    switch (spec?.type) {
-      case undefined:
-      case 'string':
-        return { type: 'string' };
-      case 'int':
-        return { type: 'integer', format: 'int64' };
-      case 'float':
-        return { type: 'number', format: 'double' };
-      case 'bool':
-        return { type: 'boolean' };
-      case 'timestamp':
-        return { type: 'string', format: 'date-time' };
-      case 'date':
-        return { type: 'string', format: 'date' };
-      case 'enum':
-        return { type: 'string', enum: [...(spec.values ?? [])] };
-    }
-  })();
+  const schema: JsonSchema = { ...PARAM_TYPES[spec?.type ?? 'string'].jsonSchema };
+  if (spec?.type === 'enum') schema.enum = [...(spec.values ?? [])];
   if (spec?.default !== undefined && spec.default !== null) schema.default = spec.default;
   return schema;
 }
 
 function parameter(name: string, spec: ParamSpec | undefined): JsonSchema {
-  const what = spec ? `${describeType(spec)}: ${PARAM_TYPES[spec.type]}.` : 'Bound as a string; absent: NULL.';
+  const what = spec ? `${describeType(spec)}: ${PARAM_TYPES[spec.type].accepts}.` : 'Bound as a string; absent: NULL.';
   const description = spec?.description ? `${spec.description} (${what})` : what;
   return { name, in: 'query', required: spec?.required === true, description, schema: schemaOf(spec) };
 }
@@ -62,6 +47,9 @@ const reserved = {
     schema: { type: 'string', enum: ['json', 'ndjson', 'csv'], default: 'json' },
   },
 };
+
+/** The shared error shape (src/http/schemas.ts), as plain JSON without its `$id`. */
+const { $id: _id, ...errorSchema } = JSON.parse(JSON.stringify(ErrorResponse)) as JsonSchema;
 
 const responses = {
   '200': {
@@ -99,7 +87,7 @@ export async function endpointPaths(
       continue; // Its query no longer validates (a source it reads was deleted): it cannot run.
     }
     const specs = new Map((e.params ?? []).map((p) => [p.name, p]));
-    const parameters = declared.filter((n) => n !== 'sql' && n !== 'lql').map((n) => parameter(n, specs.get(n)));
+    const parameters = declared.filter((n) => !RESERVED_PARAMS.has(n)).map((n) => parameter(n, specs.get(n)));
     if (e.sandboxable) parameters.push(reserved.sql, reserved.lql);
     if (!declared.includes('format')) parameters.push(reserved.format);
     const operation = (method: 'GET' | 'POST') => ({
@@ -118,19 +106,7 @@ export async function endpointPaths(
     responses: {
       EndpointError: {
         description: 'The error shape of every failure.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                error: {
-                  type: 'object',
-                  properties: { message: { type: 'string' }, code: { type: 'string' }, status: { type: 'integer' } },
-                },
-              },
-            },
-          },
-        },
+        content: { 'application/json': { schema: errorSchema } },
       },
     },
   };

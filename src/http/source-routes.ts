@@ -6,9 +6,11 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import type { Source, SourceInput } from '../metadata/sources.ts';
+import { SourceCreate, SourcePatch, SourceSchema } from '../schemas/source.ts';
+import { onlyProperties } from '../schemas/validate.ts';
 import { allColumns } from '../storage/overflow.ts';
 import type { FieldType, TableSchema } from '../storage/schema.ts';
-import { ErrorResponse, authErrors } from './schemas.ts';
+import { ErrorResponse, authErrors, vocabularyValidator } from './schemas.ts';
 
 /** Sources as the management API changes them: the repository plus the engine's tables. */
 export interface SourceAdmin {
@@ -25,29 +27,6 @@ export interface SourceRoutesOptions {
   auth: Auth;
   sources: SourceAdmin;
 }
-
-const SourceSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    retention_days: Type.Union([Type.Integer(), Type.Null()]),
-    created_at: Type.String(),
-    updated_at: Type.String(),
-  },
-  { $id: 'Source' },
-);
-
-const SourceBody = Type.Object(
-  {
-    name: Type.String({ description: 'Letters, digits, dots, dashes, underscores; unique.' }),
-    retention_days: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-        description: 'Delete events older than this many days; null keeps everything.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 const IdParams = Type.Object({ id: Type.String() });
 
@@ -89,14 +68,9 @@ const SourceSchemaView = Type.Object(
   { $id: 'SourceSchema' },
 );
 
+/** A source as clients see it: the vocabulary's fields only (never its physical table). */
 function view(s: Source) {
-  return {
-    id: s.id,
-    name: s.name,
-    retention_days: s.retention_days,
-    created_at: s.created_at,
-    updated_at: s.updated_at,
-  };
+  return onlyProperties(SourceSchema, s);
 }
 
 export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = async (app, { auth, sources }) => {
@@ -104,6 +78,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
     auth.require(req, { kind: 'manage' });
   });
   app.addSchema(FieldTypeSchema);
+  app.setValidatorCompiler(vocabularyValidator('source'));
   const tags = ['sources'];
   const mustGet = (id: string) => {
     const s = sources.get(id);
@@ -122,7 +97,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
       schema: {
         tags,
         summary: 'Create a source',
-        body: SourceBody,
+        body: SourceCreate,
         response: { 201: SourceSchema, 400: ErrorResponse, 422: ErrorResponse, ...authErrors },
       },
     },
@@ -147,7 +122,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
         tags,
         summary: 'Rename a source or change its retention',
         params: IdParams,
-        body: Type.Partial(SourceBody),
+        body: SourcePatch,
         response: { 200: SourceSchema, 404: ErrorResponse, 422: ErrorResponse, ...authErrors },
       },
     },

@@ -4,24 +4,20 @@ import type { Auth } from '../auth/auth.ts';
 import { isValidScope } from '../auth/scopes.ts';
 import { QuarryError } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
-import { ErrorResponse, authErrors } from './schemas.ts';
+import { AccessTokenSchema, TokenCreate } from '../schemas/token.ts';
+import { validationFailed } from '../schemas/validate.ts';
+import { ErrorResponse, authErrors, vocabularyValidator } from './schemas.ts';
 
 export interface TokenRoutesOptions {
   auth: Auth;
   tokens: TokenRepository;
 }
 
-const TokenSchema = Type.Object({
-  id: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  scopes: Type.Array(Type.String()),
-  created_at: Type.String(),
-});
-
 export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async (app, { auth, tokens }) => {
   app.addHook('onRequest', async (req) => {
     auth.require(req, { kind: 'manage' });
   });
+  app.setValidatorCompiler(vocabularyValidator('access token'));
   const tags = ['access tokens'];
 
   app.get(
@@ -30,7 +26,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       schema: {
         tags,
         summary: 'List live access tokens (values are never shown again)',
-        response: { 200: Type.Array(TokenSchema), ...authErrors },
+        response: { 200: Type.Array(AccessTokenSchema), ...authErrors },
       },
     },
     async () => tokens.list(),
@@ -41,18 +37,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       schema: {
         tags,
         summary: 'Create an access token; its value is in this response only',
-        body: Type.Object(
-          {
-            description: Type.Optional(Type.String({ maxLength: 500 })),
-            scopes: Type.Array(Type.String(), {
-              minItems: 1,
-              description: 'private | query | query:endpoint:<id> | ingest | public | ingest:source:<id>',
-            }),
-          },
-          { additionalProperties: false },
-        ),
+        body: TokenCreate,
         response: {
-          201: Type.Intersect([TokenSchema, Type.Object({ token: Type.String() })]),
+          201: Type.Object({ ...AccessTokenSchema.properties, token: Type.String({ description: 'The value: shown in this response only.' }) }),
+          400: ErrorResponse,
           422: ErrorResponse,
           ...authErrors,
         },
@@ -60,11 +48,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
     },
     async (req, reply) => {
       const bad = req.body.scopes.filter((s) => !isValidScope(s));
-      if (bad.length > 0) {
-        throw new QuarryError('VALIDATION_FAILED', `Unknown scope: ${bad.join(', ')}.`, {
-          fields: { scopes: bad.map((s) => `"${s}" is not a scope`) },
-        });
-      }
+      if (bad.length > 0) throw validationFailed('access token', { scopes: bad.map((s) => `"${s}" is not a scope`) });
       const { token, value } = await tokens.create({
         description: req.body.description ?? null,
         scopes: req.body.scopes,

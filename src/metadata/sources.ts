@@ -3,23 +3,10 @@
  * on first start (docs/API.md §3). The repository is implemented once, over any metadata store
  * (store.ts).
  */
-import { QuarryError } from '../errors.ts';
+import { type Source, SourceCreate, type SourceInput, SourcePatch } from '../schemas/source.ts';
+import { schemaCheck, validationFailed } from '../schemas/validate.ts';
 
-export interface Source {
-  id: string;
-  name: string;
-  /** Physical table in the engine. */
-  table: string;
-  /** Rows older than this many days are deleted in the background; null keeps everything. */
-  retention_days: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SourceInput {
-  name: string;
-  retention_days?: number | null;
-}
+export type { Source, SourceInput };
 
 export interface SourceRepository {
   list(): Source[];
@@ -45,22 +32,11 @@ export const supabaseSources = [
 
 export type SupabaseSourceName = (typeof supabaseSources)[number]['name'];
 
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const createCheck = schemaCheck(SourceCreate);
+const patchCheck = schemaCheck(SourcePatch);
 
+/** Checks a create (`partial` false) or patch against the source vocabulary (src/schemas/source.ts). */
 export function validateSourceInput(input: Partial<SourceInput>, partial: boolean): void {
-  const fields: Record<string, string[]> = {};
-  if (!partial || input.name !== undefined) {
-    if (typeof input.name !== 'string' || !NAME_PATTERN.test(input.name)) {
-      fields.name = [
-        'must be 1 to 128 characters of letters, digits, dots, dashes or underscores, starting with a letter or digit',
-      ];
-    }
-  }
-  const r = input.retention_days;
-  if (r !== undefined && r !== null && !(Number.isInteger(r) && r >= 1 && r <= 36500)) {
-    fields.retention_days = ['must be a whole number of days from 1 to 36500, or null to keep everything'];
-  }
-  if (Object.keys(fields).length > 0) {
-    throw new QuarryError('VALIDATION_FAILED', 'The source is not valid.', { fields });
-  }
+  const fields = (partial ? patchCheck : createCheck).errors(input);
+  if (Object.keys(fields).length > 0) throw validationFailed('source', fields);
 }

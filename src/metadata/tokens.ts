@@ -3,13 +3,9 @@
  * is enough: there is nothing to brute-force that a slow hash would protect.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { AccessToken } from '../schemas/token.ts';
 
-export interface AccessToken {
-  id: string;
-  description: string | null;
-  scopes: string[];
-  created_at: string;
-}
+export type { AccessToken };
 
 export interface TokenRepository {
   list(): AccessToken[];

@@ -94,6 +94,48 @@ test('the list is checked on its own when the query is not known, and fully when
   ]);
 });
 
+test('every broken rule of a list is named, in the vocabulary\'s words, however many there are', () => {
+  const fields = checkParamSpecs(
+    [
+      { name: 'min', type: 'integer' },
+      { name: 'kind', type: 'enum' },
+      { name: 'unused', type: 'int' },
+      { name: 'min', type: 'int' },
+      { name: 'sql', type: 'string' },
+      { type: 'int' },
+      { name: 'x', type: 'int', default: 'ten', values: ['a'] },
+      { name: 'y', type: 'date', default: '2026-13-01', required: true, colour: 'red' },
+      'kind',
+      { name: 'z', type: 'enum', values: ['a', 'a', 3] },
+      { name: 'w', type: 5, default: { a: 1 }, required: 'yes', description: 3 },
+    ],
+    ['min', 'kind', 'x', 'y', 'z', 'w'],
+  );
+  assert.deepEqual(fields, {
+    'params[0].type': ['unknown type "integer": use one of string, int, float, bool, timestamp, date, enum'],
+    'params[1].values': ['an enum needs a non-empty list of allowed text values'],
+    'params[2].name': ['the query does not use @unused (it uses @min, @kind, @x, @y, @z, @w)'],
+    'params[3].name': ['"min" is described twice'],
+    'params[4].name': ['"sql" is reserved'],
+    'params[5].name': ['must be a parameter name: letters, digits and underscores, not starting with a digit'],
+    'params[6].values': ['only an enum lists values'],
+    'params[7].colour': ['is not a parameter setting (name, type, default, required, description, values)'],
+    'params[7].default': ['a required parameter takes no default', '"2026-13-01" does not fit date'],
+    'params[8]': ['must be an object with a name and a type'],
+    'params[9].values': ['an enum needs a non-empty list of allowed text values', 'lists a value twice'],
+    'params[10].type': ['unknown type 5: use one of string, int, float, bool, timestamp, date, enum'],
+    'params[10].default': ['must be text, a number or a boolean'],
+    'params[10].required': ['must be true or false'],
+    'params[10].description': ['must be text or null'],
+  });
+  assert.deepEqual(checkParamSpecs({ min: 'int' }, undefined), {
+    params: ['must be a list of {name, type, default, required, description} objects, or null'],
+  });
+  // TypeBox gathers 8 errors by default; a list with many bad settings is reported whole.
+  const many = checkParamSpecs(Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, type: 'nope', extra: true })), undefined);
+  assert.equal(Object.keys(many).length, 80);
+});
+
 test('typed values as text, for engines that send parameters as text', () => {
   assert.equal(paramText('x'), 'x');
   assert.equal(paramText({ type: 'int', value: -9223372036854775808n }), '-9223372036854775808');

@@ -137,6 +137,52 @@ describe('endpoint management API', () => {
     assert.equal(edge.max_limit, 10_000);
   });
 
+  test('one 422 lists every wrong field: settings, the query and typed parameters, in their own words', async () => {
+    const r = await manage(s, 'POST', '/api/endpoints', {
+      name: 'one.pass',
+      query: 'select * from `postgres.logs`',
+      description: 5,
+      sandboxable: 'maybe',
+      language: 'sql',
+      proactive_requerying_seconds: -1,
+      params: [{ name: 'p', type: 'integer' }],
+      id: 'ignored',
+    });
+    assert.equal(r.status, 422);
+    const e = (r.body as ErrorBody).error;
+    assert.deepEqual(e.fields?.description, ['must be text or null']);
+    assert.deepEqual(e.fields?.sandboxable, ['must be true or false']);
+    assert.deepEqual(e.fields?.language, ['must be bq_sql']);
+    assert.deepEqual(e.fields?.proactive_requerying_seconds, ['must be a whole number of seconds from 0 (no refresh) to 604800']);
+    assert.match(e.fields?.query?.[0] ?? '', /\*/);
+    assert.match(e.fields?.['params[0].type']?.[0] ?? '', /^unknown type "integer": use one of string, int/);
+    assert.deepEqual(Object.keys(e.fields ?? {}).sort(), [
+      'description',
+      'language',
+      'params[0].type',
+      'proactive_requerying_seconds',
+      'query',
+      'sandboxable',
+    ]);
+    assert.match(e.message, /^The endpoint is not valid: /);
+
+    const uuid = await manage(s, 'POST', '/api/endpoints', { name: '0b6b7c2e1f3a4e5b9c8d7a6f5e4d3c2b', query: SIMPLE });
+    assert.deepEqual((uuid.body as ErrorBody).error.fields, { name: ['must not look like a UUID (it would be read as an id)'] });
+
+    for (const body of [[{ name: 'x', query: SIMPLE }], 'text', null]) {
+      const notObject = await manage(s, 'POST', '/api/endpoints', body);
+      assert.equal(notObject.status, 422, JSON.stringify(body));
+      assert.deepEqual((notObject.body as ErrorBody).error.fields, { body: ['must be a JSON object of endpoint settings'] });
+    }
+    // An unknown id is a 404 before the body is looked at.
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    assert.equal((await manage(s, 'PUT', `/api/endpoints/${unknown}`, [])).status, 404);
+    assert.equal((await manage(s, 'PATCH', `/api/endpoints/${unknown}`, { max_limit: 0 })).status, 404);
+    const e2 = await createEndpoint(s, { name: 'one.pass.patch', query: SIMPLE });
+    const patch = await manage(s, 'PATCH', `/api/endpoints/${e2.id}`, []);
+    assert.equal(patch.status, 422);
+  });
+
   test('the query is parsed and validated at save time', async () => {
     const cases: [string, RegExp][] = [
       ['selec id from x', /line|column|expected/i],
@@ -185,6 +231,21 @@ describe('endpoint management API', () => {
     const one = doc.paths['/api/endpoints/{id}'];
     assert.ok(one?.get && one.put && one.patch && one.delete, 'management routes');
     assert.ok(doc.paths['/api/endpoints']?.post?.responses['422']);
+    // The request body is the endpoint vocabulary: typed parameters included, with their rules.
+    interface Schema {
+      properties: Record<string, Schema>;
+      required?: string[];
+      anyOf?: Schema[];
+      items?: Schema;
+      default?: unknown;
+      enum?: string[];
+    }
+    const post = doc.paths['/api/endpoints']?.post as unknown as { requestBody: { content: Record<string, { schema: Schema }> } };
+    const body = post.requestBody.content['application/json']?.schema as Schema;
+    assert.deepEqual(body.required, ['name', 'query']);
+    assert.equal(body.properties.max_limit?.default, 1000);
+    const list = body.properties.params?.anyOf?.[0];
+    assert.deepEqual(list?.items?.properties.type?.enum, ['string', 'int', 'float', 'bool', 'timestamp', 'date', 'enum']);
   });
 
   test('needs the private scope', async () => {

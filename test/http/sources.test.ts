@@ -66,6 +66,69 @@ describe('sources management', () => {
     const err = (await notJson.json()) as { error: { code: string } };
     assert.equal(err.error.code, 'BAD_REQUEST');
   });
+
+  test('every wrong field of a body is a 422 naming it, in the vocabulary\'s words', async () => {
+    type Invalid = { error: { code: string; status: number; message: string; fields: Record<string, string[]> } };
+    const bad = await s.fetch('/api/sources', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 5, retention_days: 0, colour: 'red' }),
+    });
+    assert.equal(bad.status, 422);
+    const body = (await bad.json()) as Invalid;
+    assert.equal(body.error.code, 'VALIDATION_FAILED');
+    assert.equal(body.error.status, 422);
+    assert.deepEqual(body.error.fields, {
+      name: ['must be 1 to 128 characters of letters, digits, dots, dashes or underscores, starting with a letter or digit'],
+      retention_days: ['must be a whole number of days from 1 to 36500, or null to keep everything'],
+      colour: ['is not a source field (name, retention_days)'],
+    });
+    assert.match(body.error.message, /^The source is not valid: .*name must be 1 to 128/);
+    const missing = (await (await s.fetch('/api/sources', { method: 'POST', headers: json, body: '{}' })).json()) as Invalid;
+    assert.deepEqual(missing.error.fields, { name: ['is required'] });
+
+    const created = (await (await s.fetch('/api/sources', { method: 'POST', headers: json, body: JSON.stringify({ name: 'fields.app' }) })).json()) as SourceView;
+    for (const retention_days of [40_000, 1.5, '7']) {
+      const p = await s.fetch(`/api/sources/${created.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ retention_days }) });
+      assert.equal(p.status, 422, String(retention_days));
+      assert.ok(((await p.json()) as Invalid).error.fields.retention_days);
+    }
+    const unknown = await s.fetch('/api/sources/00000000-0000-4000-8000-000000000000', { method: 'PATCH', headers: json, body: '{}' });
+    assert.equal(unknown.status, 404);
+  });
+
+  test('token bodies are checked against their vocabulary too', async () => {
+    type Invalid = { error: { code: string; fields: Record<string, string[]> } };
+    const post = (body: unknown) => s.fetch('/api/access-tokens', { method: 'POST', headers: json, body: JSON.stringify(body) });
+    const empty = await post({ scopes: [] });
+    assert.equal(empty.status, 422);
+    assert.deepEqual(((await empty.json()) as Invalid).error.fields, { scopes: ['must be a non-empty list of scopes'] });
+    const extra = await post({ scopes: ['query'], description: 'x'.repeat(501), owner: 'me' });
+    assert.equal(extra.status, 422);
+    assert.deepEqual(((await extra.json()) as Invalid).error.fields, {
+      description: ['must be text of at most 500 characters'],
+      owner: ['is not an access token field (description, scopes)'],
+    });
+    const scope = await post({ scopes: ['query', 'superuser'] });
+    assert.equal(scope.status, 422);
+    assert.deepEqual(((await scope.json()) as Invalid).error.fields, { scopes: ['"superuser" is not a scope'] });
+  });
+
+  test('the OpenAPI document describes the bodies from the same vocabularies', async () => {
+    const doc = (await (await s.fetch('/api/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+    };
+    const create = doc.paths['/api/sources']?.post?.requestBody?.content['application/json']?.schema as {
+      properties: Record<string, Record<string, unknown>>;
+      additionalProperties: boolean;
+    };
+    assert.equal(create.properties.name?.pattern, '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$');
+    assert.equal(create.additionalProperties, false);
+    const token = doc.paths['/api/access-tokens']?.post?.requestBody?.content['application/json']?.schema as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    assert.equal(token.properties.scopes?.minItems, 1);
+  });
 });
 
 describe('restarts', () => {
