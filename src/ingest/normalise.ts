@@ -1,7 +1,7 @@
 /**
  * One incoming event → a stored event (docs/API.md §3):
  * - `id`: kept when given (as text), else a new UUIDv7 (time-ordered; see event-id.ts);
- * - `timestamp`: ISO-8601 with an offset (`Z` or `±hh:mm`), or a unix number told apart by its
+ * - `timestamp`: ISO-8601 with an offset (`Z` or `±hh:mm`; src/time.ts's rules), or a unix number told apart by its
  *   digit count: up to 11 digits seconds, 12–14 milliseconds, 15–17 microseconds, 18 and more
  *   nanoseconds (10/13/16/19 for present-day values; a string of digits counts as a number).
  *   Missing or unparseable (including ISO without an offset) → the ingest time;
@@ -12,11 +12,11 @@
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { jsonText, wellFormed } from '../storage/json-text.ts';
 import { defaultSchemaLimits } from '../storage/limits.ts';
+import { MICROS_PER_SECOND, millisToMicros, parseZonedTimestamp } from '../time.ts';
 import { newEventId } from './event-id.ts';
 import { type KeyLimits, sanitiseObject } from './keys.ts';
 
 const RESERVED = new Set(['id', 'timestamp', 'event_message']);
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
 export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint, limits: KeyLimits = defaultSchemaLimits): StoredEvent {
   return {
@@ -52,7 +52,7 @@ export function eventFields(event: { [key: string]: unknown }, limits: KeyLimits
 }
 
 export function nowMicros(): bigint {
-  return BigInt(Date.now()) * 1000n;
+  return millisToMicros(Date.now());
 }
 
 /** Unix microseconds, or undefined when the value is not a timestamp. */
@@ -62,13 +62,13 @@ export function parseTimestamp(value: unknown): bigint | undefined {
   const text = value.trim();
   if (/^-?\d+$/.test(text)) return fromUnixDigits(text);
   if (/^-?\d+\.\d+$/.test(text)) return fromUnixNumber(Number(text));
-  return parseIso(text);
+  return parseZonedTimestamp(text);
 }
 
 function fromUnixDigits(text: string): bigint {
   const n = BigInt(text);
   const digits = text.replace('-', '').length;
-  if (digits <= 11) return n * 1_000_000n;
+  if (digits <= 11) return n * MICROS_PER_SECOND;
   if (digits <= 14) return n * 1000n;
   if (digits <= 17) return n;
   return n / 1000n;
@@ -78,48 +78,4 @@ function fromUnixNumber(value: number): bigint {
   const digits = Math.abs(Math.trunc(value)).toString().length;
   const scale = digits <= 11 ? 1e6 : digits <= 14 ? 1e3 : digits <= 17 ? 1 : 1e-3;
   return BigInt(Math.round(value * scale));
-}
-
-// Events mostly arrive in time order, so consecutive timestamps share their minute: its UTC start
-// (or NaN when the date part is invalid) is worked out once.
-let lastMinuteKey = '';
-let lastMinuteMs = Number.NaN;
-
-function parseIso(text: string): bigint | undefined {
-  const m = ISO.exec(text);
-  if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
-  const key = text.slice(0, 16);
-  if (key !== lastMinuteKey) {
-    const year = Number(y);
-    const month = Number(mo);
-    const day = Number(d);
-    const hour = Number(h);
-    const minute = Number(mi);
-    lastMinuteKey = key;
-    lastMinuteMs =
-      month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59
-        ? Number.NaN
-        : Date.UTC(year, month - 1, day, hour, minute, 0);
-  }
-  const second = s === undefined ? 0 : Number(s);
-  if (Number.isNaN(lastMinuteMs) || second > 60) return undefined;
-  let offsetMinutes = 0;
-  if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
-    const sign = zone[0] === '-' ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    const oh = Number(digits.slice(0, 2));
-    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-    if (oh > 23 || om > 59) return undefined;
-    offsetMinutes = sign * (oh * 60 + om);
-  }
-  const ms = lastMinuteMs + second * 1000 - offsetMinutes * 60_000;
-  const micros = frac === undefined ? 0 : Number(frac.length === 6 ? frac : frac.slice(0, 6).padEnd(6, '0'));
-  // Exact as a double up to 2^53 µs (the year 2255); beyond, go through BigInt.
-  if (Math.abs(ms) < 9e12) return BigInt(ms * 1000 + micros);
-  return BigInt(ms) * 1000n + BigInt(micros);
-}
-
-function daysIn(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }

@@ -16,6 +16,7 @@ import { assertNever, type VType } from '../sql/types.ts';
 import { parseLql } from './parse.ts';
 import type { ChartRule, FilterRule, FilterValue, LqlRules } from './rules.ts';
 import { dayStart, nextDayStart } from './timestamps.ts';
+import { parseDate, parseTime } from '../time.ts';
 
 export interface CompileContext {
   /** The saved query's CTE names, in order. */
@@ -309,8 +310,9 @@ function readable(text: string, type: CastType): boolean {
       return /^(true|false)$/i.test(t);
     case 'timestamp':
     case 'datetime':
+      return parseTime(t) !== undefined;
     case 'date':
-      return !Number.isNaN(Date.parse(t));
+      return parseDate(t) !== undefined;
     default:
       return assertNever(type);
   }

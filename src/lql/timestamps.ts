@@ -3,9 +3,11 @@
  * numbers, and the shorthands `now`, `today`, `yesterday`, `this@<unit>`, `last@<n><unit>`.
  *
  * Datetimes without an offset are read as UTC (the service has no user time zone). Results are
- * `timestamp` values in UTC with microseconds, or `date` values for whole days.
+ * `timestamp` values in UTC with microseconds, or `date` values for whole days. Hours, minutes,
+ * seconds (60 a leap second), offsets and calendar dates are checked by src/time.ts's rules.
  */
 import type { QuarryError } from '../errors.ts';
+import { civilDays, civilMicros, formatDate, formatSqlTimestamp, MICROS_PER_DAY, millisToMicros, parseDate } from '../time.ts';
 import type { FilterValue } from './rules.ts';
 import {
   type ClauseSource,
@@ -132,25 +134,25 @@ function templateValue(
   const year = Number(pick(point.year));
   const month = Number(pick(point.month));
   const day = Number(pick(point.day));
-  if (pick(point.year).length !== 4 || !validDate(year, month, day)) throw invalid();
-  if (!point.time) return { value: { type: 'date', value: `${pad(year, 4)}-${pad(month)}-${pad(day)}` }, offset: false };
+  const days = pick(point.year).length === 4 ? civilDays(year, month, day) : undefined;
+  if (days === undefined) throw invalid();
+  if (!point.time) return { value: { type: 'date', value: formatDate(days) }, offset: false };
   const hour = Number(pick(point.time.hour));
   const minute = Number(pick(point.time.minute));
   const second = Number(pick(point.time.second));
-  if (hour > 23 || minute > 59 || second > 59) throw invalid();
   const fraction = point.time.fraction ? pick(point.time.fraction) : '';
   if (fraction.length > 9) throw invalid();
-  const micros = Number(fraction.padEnd(6, '0').slice(0, 6));
-  let ms = Date.UTC(year, month - 1, day, hour, minute, second);
   const offset = point.time.offset;
+  let offsetMinutes = 0;
   if (offset && offset.toUpperCase() !== 'Z') {
-    const sign = offset.startsWith('-') ? -1 : 1;
     const digits = offset.slice(1).replace(':', '');
-    const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4));
-    if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2, 4)) > 59) throw invalid();
-    ms -= sign * minutes * 60_000;
+    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2, 4))];
+    if (oh > 23 || om > 59) throw invalid();
+    offsetMinutes = (offset.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
-  return { value: { type: 'timestamp', value: formatUtc(ms, micros) }, offset: offset !== null };
+  const micros = civilMicros(year, month, day, hour, minute, second, fraction, offsetMinutes);
+  if (micros === undefined) throw invalid();
+  return { value: { type: 'timestamp', value: formatSqlTimestamp(micros) }, offset: offset !== null };
 }
 
 function unixToDate(digits: string, source: ClauseSource): Date {
@@ -176,7 +178,7 @@ function unixToDate(digits: string, source: ClauseSource): Date {
 function shorthand(name: 'now' | 'today' | 'yesterday', now: Date): TimestampMeaning {
   if (name === 'now') return { kind: 'point', value: ts(truncateSeconds(now)), shorthand: 'now' };
   const day = startOf(now, 'day');
-  const value = { type: 'date', value: formatUtc(name === 'today' ? day.getTime() : shift(day, 'day', -1).getTime(), 0).slice(0, 10) } as const;
+  const value = { type: 'date', value: formatDate(Math.floor((name === 'today' ? day : shift(day, 'day', -1)).getTime() / 86_400_000)) } as const;
   return { kind: 'range', from: value, to: value, shorthand: name };
 }
 
@@ -192,24 +194,7 @@ function unknownUnit(source: ClauseSource, unit: string, expected: string): Quar
 }
 
 function ts(date: Date): FilterValue {
-  return { type: 'timestamp', value: formatUtc(date.getTime(), (date.getTime() % 1000) * 1000) };
-}
-
-/** `YYYY-MM-DD HH:MM:SS.ffffff` in UTC; `micros` is the sub-second part (0..999999). */
-export function formatUtc(ms: number, micros: number): string {
-  const d = new Date(ms);
-  const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  return `${date} ${time}.${pad(((micros % 1_000_000) + 1_000_000) % 1_000_000, 6)}`;
-}
-
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, '0');
-}
-
-function validDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return { type: 'timestamp', value: formatSqlTimestamp(millisToMicros(date.getTime())) };
 }
 
 function truncateSeconds(d: Date): Date {
@@ -265,10 +250,9 @@ function shift(d: Date, unit: Unit, amount: number): Date {
 
 /** The UTC day after `date` (`YYYY-MM-DD`), as a timestamp string at midnight. */
 export function nextDayStart(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return formatUtc(Date.UTC(y, m - 1, d + 1), 0);
+  return formatSqlTimestamp(BigInt((parseDate(date) as number) + 1) * MICROS_PER_DAY);
 }
 
 export function dayStart(date: string): string {
-  return `${date} 00:00:00.000000`;
+  return formatSqlTimestamp(BigInt(parseDate(date) as number) * MICROS_PER_DAY);
 }

@@ -20,7 +20,10 @@
  * - Array subscripts carry BigQuery's mode: `offset`/`safe_offset` are 0-based, `ordinal`/
  *   `safe_ordinal` 1-based; a bare `x[i]` is `offset`.
  * - A comma in FROM is a `cross` join (BigQuery semantics: it is correlated for UNNEST).
+ * - Trees are rebuilt and visited through ast-transform.ts (`transformQuery`, `visitQuery`), whose
+ *   exhaustive switches make a new node kind fail to compile until it is handled there.
  */
+import { assertNever } from './types.ts';
 
 export type DatePart =
   | 'microsecond'
@@ -133,8 +136,50 @@ export interface FuncCall {
 export interface WindowSpec {
   readonly partitionBy: readonly Expr[];
   readonly orderBy: readonly OrderItem[];
-  /** Frame clause, already checked, written in the portable ROWS/RANGE form. */
-  readonly frame?: string;
+  /** `ROWS|RANGE BETWEEN start AND end`; absent: the engine's default (BigQuery's, on both engines). */
+  readonly frame?: WindowFrame;
+}
+
+/**
+ * A window frame, always with both ends (`ROWS 2 PRECEDING` is `ROWS BETWEEN 2 PRECEDING AND
+ * CURRENT ROW`). The parser checks the ends' order (the start never after the end, no frame
+ * starting UNBOUNDED FOLLOWING or ending UNBOUNDED PRECEDING); the semantic pass what the frame
+ * needs of the call (RANGE with an offset: one numeric ORDER BY key; no frame on LAG, RANK, ...).
+ */
+export interface WindowFrame {
+  readonly units: 'rows' | 'range';
+  readonly start: FrameBound;
+  readonly end: FrameBound;
+}
+
+/** One end of a frame; `offset` is a whole number as written (digits). */
+export type FrameBound =
+  | { readonly kind: 'unboundedPreceding' }
+  | { readonly kind: 'preceding'; readonly offset: string }
+  | { readonly kind: 'currentRow' }
+  | { readonly kind: 'following'; readonly offset: string }
+  | { readonly kind: 'unboundedFollowing' };
+
+/** A frame as SQL spells it on BigQuery, DuckDB and ClickHouse alike: `ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`. */
+export function frameText(frame: WindowFrame): string {
+  return `${frame.units.toUpperCase()} BETWEEN ${boundText(frame.start)} AND ${boundText(frame.end)}`;
+}
+
+export function boundText(b: FrameBound): string {
+  switch (b.kind) {
+    case 'unboundedPreceding':
+      return 'UNBOUNDED PRECEDING';
+    case 'preceding':
+      return `${b.offset} PRECEDING`;
+    case 'currentRow':
+      return 'CURRENT ROW';
+    case 'following':
+      return `${b.offset} FOLLOWING`;
+    case 'unboundedFollowing':
+      return 'UNBOUNDED FOLLOWING';
+    default:
+      return assertNever(b);
+  }
 }
 
 export interface OrderItem {

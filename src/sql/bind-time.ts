@@ -18,10 +18,10 @@
  *   QUALIFY, JOIN ... ON, a WHEN condition, and through AND/OR below them) NULL filters like
  *   FALSE; elsewhere a test whose outcome is NULL is left as it is.
  */
-import type { Expr, From, Join, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
+import { type Expr, frozen, type Query } from './ast.ts';
+import { AstTransformer, withChanges } from './ast-transform.ts';
 import type { PreparedQuery } from './prepared.ts';
 import { Lru } from './lru.ts';
-import { assertNever } from './types.ts';
 import { walkQuery } from './walk.ts';
 
 /** A bound value as far as decisions go: NULL, a string, or some other non-NULL typed value. */
@@ -156,111 +156,32 @@ function outcome(v: boolean | null): Expr {
 type Use = 'filter' | 'value';
 
 /**
- * Rebuilds the tree with the decided tests folded. Returns the very same node wherever nothing
- * below it changed, so an undecidable query comes back as itself.
+ * Rebuilds the tree with the decided tests folded (through the AST's transform: ast-transform.ts).
+ * Returns the very same node wherever nothing below it changed, so an undecidable query comes back
+ * as itself.
  */
 class Folder {
-  constructor(private readonly values: Readonly<Record<string, BindValue>>) {}
+  readonly #t: AstTransformer;
+
+  constructor(private readonly values: Readonly<Record<string, BindValue>>) {
+    this.#t = new AstTransformer({
+      expr: (e) => this.expr(e, 'value'),
+      // WHERE, HAVING, QUALIFY and JOIN ... ON: a condition decided NULL filters as FALSE.
+      condition: (e) => {
+        const folded = this.expr(e, 'filter');
+        return known(folded) === null ? FALSE : folded;
+      },
+      select: (s, recurse) => {
+        const out = recurse(s);
+        // A filtering clause that is TRUE is no clause at all (JOIN ... ON TRUE stays: it is a join).
+        const kept = (clause: Expr | undefined) => (clause !== undefined && known(clause) === true ? undefined : clause);
+        return withChanges(out, { where: kept(out.where), having: kept(out.having), qualify: kept(out.qualify) });
+      },
+    });
+  }
 
   query(q: Query): Query {
-    const with_ = same(q.with, (c) => {
-      const query = this.query(c.query);
-      return query === c.query ? c : { name: c.name, query };
-    });
-    const body = this.setExpr(q.body);
-    const orderBy = same(q.orderBy, (o) => this.order(o));
-    const limit = q.limit && this.expr(q.limit, 'value');
-    const offset = q.offset && this.expr(q.offset, 'value');
-    if (with_ === q.with && body === q.body && orderBy === q.orderBy && limit === q.limit && offset === q.offset) return q;
-    return { ...q, with: with_, body, orderBy, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) };
-  }
-
-  private setExpr(s: SetExpr): SetExpr {
-    switch (s.kind) {
-      case 'select':
-        return this.select(s);
-      case 'setop': {
-        const left = this.setExpr(s.left);
-        const right = this.setExpr(s.right);
-        return left === s.left && right === s.right ? s : { ...s, left, right };
-      }
-      case 'nested': {
-        const query = this.query(s.query);
-        return query === s.query ? s : { kind: 'nested', query };
-      }
-      default:
-        return assertNever(s);
-    }
-  }
-
-  private select(s: Select): Select {
-    const from = s.from && this.from(s.from);
-    const columns = same(s.columns, (c) => {
-      const expr = this.expr(c.expr, 'value');
-      return expr === c.expr ? c : { ...c, expr };
-    });
-    const where = s.where && this.filter(s.where);
-    const groupBy = same(s.groupBy, (g) => this.expr(g, 'value'));
-    const having = s.having && this.filter(s.having);
-    const qualify = s.qualify && this.filter(s.qualify);
-    if (from === s.from && columns === s.columns && where === s.where && groupBy === s.groupBy && having === s.having && qualify === s.qualify) return s;
-    return {
-      kind: 'select',
-      distinct: s.distinct,
-      columns,
-      groupBy,
-      ...(from ? { from } : {}),
-      ...(where ? { where } : {}),
-      ...(having ? { having } : {}),
-      ...(qualify ? { qualify } : {}),
-    };
-  }
-
-  /** A filtering condition; one decided TRUE is no condition at all. */
-  private filter(e: Expr): Expr | undefined {
-    const folded = this.expr(e, 'filter');
-    const v = known(folded);
-    if (v === true) return undefined;
-    return v === null ? FALSE : folded;
-  }
-
-  private from(f: From): From {
-    const first = this.factor(f.first);
-    const joins = same(f.joins, (j) => this.join(j));
-    return first === f.first && joins === f.joins ? f : { first, joins };
-  }
-
-  private join(j: Join): Join {
-    const table = this.factor(j.table);
-    const on = j.on && this.expr(j.on, 'filter');
-    if (table === j.table && on === j.on) return j;
-    return { ...j, table, ...(on ? { on: known(on) === null ? FALSE : on } : {}) };
-  }
-
-  private factor(t: TableFactor): TableFactor {
-    switch (t.kind) {
-      case 'table':
-        return t;
-      case 'derived': {
-        const query = this.query(t.query);
-        return query === t.query ? t : { ...t, query };
-      }
-      case 'unnest': {
-        const expr = this.expr(t.expr, 'value');
-        return expr === t.expr ? t : { ...t, expr };
-      }
-      case 'nested': {
-        const from = this.from(t.from);
-        return from === t.from ? t : { ...t, from };
-      }
-      default:
-        return assertNever(t);
-    }
-  }
-
-  private order(o: OrderItem): OrderItem {
-    const expr = this.expr(o.expr, 'value');
-    return expr === o.expr ? o : { ...o, expr };
+    return this.#t.query(q);
   }
 
   private value(name: string): string | null | undefined {
@@ -279,18 +200,18 @@ class Folder {
     switch (e.kind) {
       case 'binary':
         if (e.op === 'and' || e.op === 'or') return this.logical(e, use);
-        return this.children(e);
+        return this.#t.exprChildren(e);
       case 'unary': {
-        if (e.op !== 'not') return this.children(e);
+        if (e.op !== 'not') return this.#t.exprChildren(e);
         const inner = this.expr(e.expr, 'value');
         const v = known(inner);
         if (v === true || v === false) return outcome(!v);
-        return inner === e.expr ? e : { ...e, expr: inner };
+        return inner === e.expr ? e : frozen({ ...e, expr: inner });
       }
       case 'case':
         return this.caseExpr(e);
       default:
-        return this.children(e);
+        return this.#t.exprChildren(e);
     }
   }
 
@@ -347,112 +268,4 @@ class Folder {
     const first = e.whens[0];
     return first ? { kind: 'case', whens: [{ when: FALSE, result: this.expr(first.result, 'value') }] } : e;
   }
-
-  /** Folds inside an expression this pass does not simplify itself. */
-  private children(e: Expr): Expr {
-    const x = (c: Expr) => this.expr(c, 'value');
-    switch (e.kind) {
-      case 'column':
-      case 'param':
-      case 'literal':
-      case 'datepart':
-        return e;
-      case 'interval': {
-        const value = x(e.value);
-        return value === e.value ? e : { ...e, value };
-      }
-      case 'binary':
-      case 'distinctFrom': {
-        const left = x(e.left);
-        const right = x(e.right);
-        return left === e.left && right === e.right ? e : { ...e, left, right };
-      }
-      case 'unary':
-      case 'cast':
-      case 'isNull':
-      case 'isBool':
-      case 'extract':
-      case 'field': {
-        const expr = x(e.expr);
-        return expr === e.expr ? e : { ...e, expr };
-      }
-      case 'func': {
-        const args = same(e.args, x);
-        const orderBy = e.orderBy && same(e.orderBy, (o) => this.order(o));
-        const limit = e.limit && x(e.limit);
-        const over = e.over && this.window(e.over);
-        if (args === e.args && orderBy === e.orderBy && limit === e.limit && over === e.over) return e;
-        return { ...e, args, ...(orderBy ? { orderBy } : {}), ...(limit ? { limit } : {}), ...(over ? { over } : {}) };
-      }
-      case 'case':
-        return this.caseExpr(e);
-      case 'inList': {
-        const expr = x(e.expr);
-        const list = same(e.list, x);
-        return expr === e.expr && list === e.list ? e : { ...e, expr, list };
-      }
-      case 'inUnnest': {
-        const expr = x(e.expr);
-        const array = x(e.array);
-        return expr === e.expr && array === e.array ? e : { ...e, expr, array };
-      }
-      case 'inQuery': {
-        const expr = x(e.expr);
-        const query = this.query(e.query);
-        return expr === e.expr && query === e.query ? e : { ...e, expr, query };
-      }
-      case 'between': {
-        const expr = x(e.expr);
-        const low = x(e.low);
-        const high = x(e.high);
-        return expr === e.expr && low === e.low && high === e.high ? e : { ...e, expr, low, high };
-      }
-      case 'like': {
-        const expr = x(e.expr);
-        const pattern = x(e.pattern);
-        return expr === e.expr && pattern === e.pattern ? e : { ...e, expr, pattern };
-      }
-      case 'exists':
-      case 'subquery': {
-        const query = this.query(e.query);
-        return query === e.query ? e : { ...e, query };
-      }
-      case 'array': {
-        const elements = same(e.elements, x);
-        return elements === e.elements ? e : { ...e, elements };
-      }
-      case 'struct': {
-        const fields = same(e.fields, (f) => {
-          const value = x(f.value);
-          return value === f.value ? f : { ...f, value };
-        });
-        return fields === e.fields ? e : { ...e, fields };
-      }
-      case 'index': {
-        const expr = x(e.expr);
-        const index = x(e.index);
-        return expr === e.expr && index === e.index ? e : { ...e, expr, index };
-      }
-      default:
-        return assertNever(e);
-    }
-  }
-
-  private window(w: NonNullable<Extract<Expr, { kind: 'func' }>['over']>) {
-    const partitionBy = same(w.partitionBy, (p) => this.expr(p, 'value'));
-    const orderBy = same(w.orderBy, (o) => this.order(o));
-    return partitionBy === w.partitionBy && orderBy === w.orderBy ? w : { ...w, partitionBy, orderBy };
-  }
-}
-
-/** Maps a list, returning the same list when no element changed. */
-function same<T>(list: readonly T[], f: (item: T) => T): readonly T[] {
-  let out: T[] | undefined;
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i] as T;
-    const mapped = f(item);
-    if (mapped !== item && !out) out = list.slice(0, i);
-    out?.push(mapped);
-  }
-  return out ?? list;
 }

@@ -14,11 +14,11 @@
  * nothing: names, types and coercions are all in the tree.
  */
 import { QuarryError } from '../errors.ts';
-import type { BinaryOp, CastType, DatePart, Query } from './ast.ts';
+import { type BinaryOp, boundText, type CastType, type DatePart, type FrameBound, type Query, type WindowFrame } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { capRows, optimise } from './optimise.ts';
 import { type ParamBinding, resolveQuery } from './resolve.ts';
-import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr } from './resolved.ts';
+import type { ColumnStorage, OutColumn, RangeVar, RExpr, RFactor, RFrom, RFunc, ROrder, RQuery, RSelect, RSetExpr, RWindow } from './resolved.ts';
 import { columnStorage } from './resolved.ts';
 import { inlineOneRowCtes, lateMaterialise, limitCteToTopN } from './rewrite.ts';
 import type { EngineCapabilities } from '../capabilities.ts';
@@ -59,8 +59,8 @@ export interface Printed {
 export interface FunctionContext {
   /** Prints any expression (e.g. the LIMIT of `array_agg(x LIMIT n)`). */
   print(e: RExpr): string;
-  /** The call's window suffix: ` OVER (...)`, or ''. */
-  over(call: RFunc): string;
+  /** The call's window suffix: ` OVER (...)`, or ''; `frame` in place of the call's own frame. */
+  over(call: RFunc, frame?: WindowFrame): string;
   /** `ORDER BY ...` inside an aggregate, or ''. */
   innerOrder(call: RFunc): string;
   /** A fresh quoted internal name (for a translation's own derived table or column). */
@@ -485,7 +485,7 @@ export abstract class SqlPrinter {
     if ('unsupported' in t) throw new QuarryError('QUERY_NOT_ALLOWED', `${call.name.toUpperCase()} is not supported by this engine: ${t.unsupported}`);
     const ctx: FunctionContext = {
       print: (x) => this.expr(x),
-      over: (c) => (c.over ? ` OVER (${this.window(c)})` : ''),
+      over: (c, frame) => (c.over ? ` OVER (${this.window(c, frame ?? c.over.frame)})` : ''),
       innerOrder: (c) => (c.orderBy.length > 0 ? ` ORDER BY ${c.orderBy.map((o) => this.orderItem(o)).join(', ')}` : ''),
       fresh: (prefix) => this.quoteIdent(this.fresh(prefix)),
     };
@@ -496,12 +496,22 @@ export abstract class SqlPrinter {
     );
   }
 
-  protected window(call: RFunc): string {
+  /** The window of a call: `PARTITION BY ... ORDER BY ... <frame>`; `frame` stands in for the call's own. */
+  protected window(call: RFunc, frame: WindowFrame | undefined = call.over?.frame): string {
     const w = call.over!;
     const parts: string[] = [];
     if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${w.partitionBy.map((x) => this.expr(x)).join(', ')}`);
     if (w.orderBy.length > 0) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o)).join(', ')}`);
-    if (w.frame) parts.push(w.frame);
+    if (frame) parts.push(this.windowFrame(frame, w));
     return parts.join(' ');
+  }
+
+  /** A frame in the dialect's words: `ROWS BETWEEN 1 PRECEDING AND CURRENT ROW` (the SQL standard's). */
+  protected windowFrame(frame: WindowFrame, _window: RWindow): string {
+    return `${frame.units === 'rows' ? 'ROWS' : 'RANGE'} BETWEEN ${this.frameBound(frame.start)} AND ${this.frameBound(frame.end)}`;
+  }
+
+  protected frameBound(b: FrameBound): string {
+    return boundText(b);
   }
 }

@@ -12,7 +12,8 @@
  */
 import type { Expr, Query, Select } from './ast.ts';
 import { functionDef } from './functions.ts';
-import { walkExpr, walkQuery } from './walk.ts';
+import { AstTransformer } from './ast-transform.ts';
+import { walkQuery } from './walk.ts';
 
 /**
  * The row cap: a LIMIT the query gets, or lowers its own to (a non-constant LIMIT becomes
@@ -65,14 +66,14 @@ function plainProjectionSource(s: Select): string | undefined {
   if (s.distinct || s.groupBy.length > 0 || s.having || s.qualify || !s.from) return undefined;
   if (s.from.joins.length > 0 || s.from.first.kind !== 'table') return undefined;
   let aggregates = false;
-  for (const c of s.columns) {
-    walkExpr(c.expr, {
-      expr(e) {
-        if (e.kind === 'func' && (e.over || functionDef(e.name)?.kind !== 'scalar')) aggregates = true;
-        if (e.kind === 'subquery' || e.kind === 'exists' || e.kind === 'inQuery') aggregates = true;
-      },
-    });
-  }
+  const visit = new AstTransformer({
+    expr(e, recurse) {
+      if (e.kind === 'func' && (e.over || functionDef(e.name)?.kind !== 'scalar')) aggregates = true;
+      if (e.kind === 'subquery' || e.kind === 'exists' || e.kind === 'inQuery') aggregates = true;
+      return recurse(e);
+    },
+  });
+  for (const c of s.columns) visit.expr(c.expr);
   return aggregates ? undefined : s.from.first.name.toLowerCase();
 }
 

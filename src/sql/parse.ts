@@ -9,11 +9,14 @@
 import { QuarryError, isQuarryError } from '../errors.ts';
 import {
   type BinaryOp,
+  boundText,
   type CastType,
   type Cte,
   type DatePart,
   type Expr,
   type From,
+  type FrameBound,
+  frameText,
   type FuncCall,
   freezeTree,
   frozen,
@@ -24,6 +27,7 @@ import {
   type SelectItem,
   type SetExpr,
   type TableFactor,
+  type WindowFrame,
   type WindowSpec,
 } from './ast.ts';
 import { isFunctionName, restrictedFunction } from './functions.ts';
@@ -839,21 +843,37 @@ function windowSpec(w: J): WindowSpec {
   if (present(w.window_name)) throw notAllowed('named windows');
   const spec: WindowSpec = { partitionBy: frozen(arr(w.partition_by).map(convertExpr)), orderBy: frozen(arr(w.order_by).map(orderItem)) };
   if (!present(w.window_frame)) return frozen(spec);
-  const f = obj(w.window_frame);
-  const units = String(f.units);
-  if (units !== 'Rows' && units !== 'Range') throw notAllowed(`${units} frames`);
-  const start = frameBound(f.start_bound);
-  const frame = present(f.end_bound) ? `${units.toUpperCase()} BETWEEN ${start} AND ${frameBound(f.end_bound)}` : `${units.toUpperCase()} ${start}`;
-  return frozen({ ...spec, frame });
+  return frozen({ ...spec, frame: windowFrame(obj(w.window_frame)) });
 }
 
-function frameBound(v: unknown): string {
+/** The order of frame bounds: a frame's start may not come after its end. */
+const BOUND_ORDER: Readonly<Record<FrameBound['kind'], number>> = { unboundedPreceding: 0, preceding: 1, currentRow: 2, following: 3, unboundedFollowing: 4 };
+
+function windowFrame(f: J): WindowFrame {
+  const units = String(f.units);
+  if (units !== 'Rows' && units !== 'Range') throw notAllowed(`${units.toUpperCase()} window frames`);
+  const start = frameBound(f.start_bound);
+  // `ROWS n PRECEDING` alone ends at the current row.
+  const end: FrameBound = present(f.end_bound) ? frameBound(f.end_bound) : frozen({ kind: 'currentRow' });
+  const frame: WindowFrame = frozen({ units: units === 'Rows' ? 'rows' : 'range', start, end });
+  const written = present(f.end_bound) ? frameText(frame) : `${units.toUpperCase()} ${boundText(start)}`;
+  if (start.kind === 'unboundedFollowing') throw invalidFrame(written, 'it cannot start at UNBOUNDED FOLLOWING');
+  if (end.kind === 'unboundedPreceding') throw invalidFrame(written, 'it cannot end at UNBOUNDED PRECEDING');
+  if (BOUND_ORDER[start.kind] > BOUND_ORDER[end.kind]) throw invalidFrame(written, 'it ends before it starts');
+  return frame;
+}
+
+function invalidFrame(written: string, why: string): QuarryError {
+  return new QuarryError('INVALID_QUERY', `Invalid window frame ${written}: ${why}`);
+}
+
+function frameBound(v: unknown): FrameBound {
   const [k, p] = variant(v);
-  if (k === 'CurrentRow') return 'CURRENT ROW';
-  const dir = k === 'Preceding' ? 'PRECEDING' : k === 'Following' ? 'FOLLOWING' : undefined;
-  if (!dir) throw notAllowed('this window frame');
-  if (p === undefined || p === null) return `UNBOUNDED ${dir}`;
+  if (k === 'CurrentRow') return frozen({ kind: 'currentRow' });
+  const dir = k === 'Preceding' ? 'preceding' : k === 'Following' ? 'following' : undefined;
+  if (!dir) throw notAllowed(`window frame bound ${k}`);
+  if (p === undefined || p === null) return frozen({ kind: dir === 'preceding' ? 'unboundedPreceding' : 'unboundedFollowing' });
   const n = convertExpr(p);
-  if (n.kind !== 'literal' || n.type !== 'number' || !/^\d+$/.test(n.value)) throw notAllowed('window frames with non-constant bounds');
-  return `${n.value} ${dir}`;
+  if (n.kind !== 'literal' || n.type !== 'number' || !/^\d+$/.test(n.value)) throw notAllowed('window frames with bounds other than a whole number');
+  return frozen({ kind: dir, offset: n.value });
 }

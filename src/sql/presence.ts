@@ -5,7 +5,8 @@
  * event without `response`), so the common Studio shapes read no extra column.
  */
 import { isAggregate } from './functions.ts';
-import { allOf, children, freeze, type RExpr, type RFrom, type RJoin, type RQuery } from './resolved.ts';
+import { allOf, freeze, type RExpr, type RFrom, type RJoin, type RQuery } from './resolved.ts';
+import { someExpr } from './resolved-transform.ts';
 import { scalar } from './types.ts';
 
 const bool = scalar('bool');
@@ -93,8 +94,7 @@ export function withoutImpliedPresence(from: RFrom, filter: RExpr | undefined, w
 }
 
 function hasAggregate(e: RExpr): boolean {
-  if (e.kind === 'func' && isAggregate(e.name) && !e.over) return true;
-  return children(e).exprs.some(hasAggregate);
+  return someExpr(e, (x) => x.kind === 'func' && isAggregate(x.name) && !x.over);
 }
 
 /**

@@ -20,7 +20,7 @@
  */
 import { QuarryError } from '../errors.ts';
 import { allColumns } from '../storage/overflow.ts';
-import type { CastType, DatePart, Expr, From, FuncCall, OrderItem, Query, Select, SetExpr, TableFactor } from './ast.ts';
+import { type CastType, type DatePart, type Expr, type From, type FuncCall, frameText, type OrderItem, type Query, type Select, type SetExpr, type TableFactor, type WindowFrame } from './ast.ts';
 import { presence, scalarWithoutFrom, withoutImpliedPresence } from './presence.ts';
 import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
@@ -665,6 +665,7 @@ class Resolver {
         args.map((a) => a.type),
       ),
     });
+    if (node.over?.frame) checkFrame(name, node.over.frame, node.over.orderBy);
     return node;
   }
 
@@ -688,6 +689,26 @@ class Resolver {
       default:
         return assertNever(kind);
     }
+  }
+}
+
+/** Functions BigQuery gives no window frame: they see the whole partition, or number its rows. */
+const FRAMELESS: ReadonlySet<FunctionName> = new Set<FunctionName>([
+  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'percentile_cont', 'percentile_disc',
+]);
+
+/**
+ * What a frame needs of its call (BigQuery's rules, so both engines answer alike): a function that
+ * takes one, and for RANGE with an offset exactly one ORDER BY key, a number.
+ */
+function checkFrame(name: FunctionName, frame: WindowFrame, orderBy: readonly ROrder[]): void {
+  const text = frameText(frame);
+  if (FRAMELESS.has(name)) throw new QuarryError('INVALID_QUERY', `${name.toUpperCase()} does not take a window frame (${text})`);
+  const offset = [frame.start, frame.end].some((b) => b.kind === 'preceding' || b.kind === 'following');
+  if (frame.units !== 'range' || !offset) return;
+  const key = orderBy.length === 1 ? orderBy[0]!.expr.type : undefined;
+  if (!key || !(isScalar(key, 'int') || isScalar(key, 'float') || isScalar(key, 'numeric'))) {
+    throw new QuarryError('INVALID_QUERY', `The window frame ${text} needs exactly one ORDER BY key, a number (INT64, FLOAT64 or NUMERIC)`);
   }
 }
 

@@ -11,11 +11,12 @@
  *   where a TIMESTAMP is expected is an explicit `cast` node marked `implicit`);
  * - select-list aliases used in GROUP BY / ORDER BY are positions.
  *
- * Nodes are frozen when built (`freeze`) and never edited; rewrites (rewrite.ts) build new ones.
+ * Nodes are frozen when built (`freeze`) and never edited; rewrites (rewrite.ts) build new ones
+ * through the tree's one typed transform (resolved-transform.ts).
  */
 import { own } from '../storage/fields.ts';
 import type { FieldType } from '../storage/schema.ts';
-import type { BinaryOp, CastType, DatePart, Literal } from './ast.ts';
+import type { BinaryOp, CastType, DatePart, Literal, WindowFrame } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { assertNever, scalar, type VType } from './types.ts';
 
@@ -122,7 +123,8 @@ export interface RFunc {
 export interface RWindow {
   readonly partitionBy: readonly RExpr[];
   readonly orderBy: readonly ROrder[];
-  readonly frame: string | undefined;
+  /** Checked against the call and its ORDER BY; each printer spells it (generator.ts `windowFrame`). */
+  readonly frame: WindowFrame | undefined;
 }
 
 export interface ROrder {
@@ -222,7 +224,6 @@ export function freeze<T extends object>(node: T): T {
   return Object.freeze(node) as T;
 }
 
-/** Direct sub-expressions and subqueries of a resolved expression. */
 /** `left AND right`. */
 export function and(left: RExpr, right: RExpr): RExpr {
   return freeze<RExpr>({ kind: 'binary', op: 'and', left, right, type: scalar('bool') });
@@ -234,6 +235,11 @@ export function allOf(...conditions: readonly (RExpr | undefined)[]): RExpr | un
   return given.length === 0 ? undefined : given.reduce(and);
 }
 
+/**
+ * Direct sub-expressions and subqueries of a resolved expression. Kept for the engines' record
+ * origins and ClickHouse's pushdown, which walk the tree themselves; everything else reads and
+ * rebuilds the tree through resolved-transform.ts (`visitResolved`, `resolvedChildren`).
+ */
 export function children(e: RExpr): { exprs: readonly RExpr[]; queries: readonly RQuery[] } {
   const none: readonly RExpr[] = [];
   switch (e.kind) {
@@ -293,10 +299,4 @@ export function children(e: RExpr): { exprs: readonly RExpr[]; queries: readonly
     default:
       return assertNever(e);
   }
-}
-
-/** True when `test` holds for the expression or any expression below it (not entering subqueries). */
-export function someExpr(e: RExpr, test: (x: RExpr) => boolean): boolean {
-  if (test(e)) return true;
-  return children(e).exprs.some((c) => someExpr(c, test));
 }

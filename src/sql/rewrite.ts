@@ -37,16 +37,14 @@ import {
   freeze,
   type ROrder,
   type RExpr,
-  type RFactor,
   type RFrom,
   type RangeVar,
   type RQuery,
   type RSelect,
   type RSelectItem,
-  type RSetExpr,
-  someExpr,
 } from './resolved.ts';
-import { assertNever, scalar } from './types.ts';
+import { someExpr, transformResolved, transformResolvedExpr, visitingTransformer } from './resolved-transform.ts';
+import { scalar } from './types.ts';
 
 export interface LateMaterialisation {
   /** Largest constant LIMIT it applies to (the engine does it itself below some size). */
@@ -54,28 +52,15 @@ export interface LateMaterialisation {
 }
 
 export function lateMaterialise(q: RQuery, options: LateMaterialisation): RQuery {
-  const withCtes = q.with.map((c) => freeze({ name: c.name, query: lateMaterialise(c.query, options) }));
-  const body = setExpr(q.body, options);
-  const query: RQuery = freeze({ ...q, with: freeze(withCtes), body });
-  return topN(query, options) ?? query;
-}
-
-function setExpr(body: RSetExpr, options: LateMaterialisation): RSetExpr {
-  switch (body.kind) {
-    case 'select':
-      return freeze({ ...body, from: body.from ? from(body.from, options) : undefined });
-    case 'nested':
-      return freeze({ kind: 'nested', query: lateMaterialise(body.query, options) });
-    case 'setop':
-      return freeze({ ...body, left: setExpr(body.left, options), right: setExpr(body.right, options) });
-    default:
-      return assertNever(body);
-  }
-}
-
-function from(f: RFrom, options: LateMaterialisation): RFrom {
-  const factor = (x: RFactor): RFactor => (x.kind === 'range' && x.query ? freeze({ ...x, query: lateMaterialise(x.query, options) }) : x);
-  return freeze({ first: factor(f.first), joins: freeze(f.joins.map((j) => freeze({ ...j, factor: factor(j.factor) }))) });
+  return transformResolved(q, {
+    // Each query from the inside out: CTEs, derived tables and set-operation branches first.
+    query: (x, recurse) => {
+      const query = recurse(x);
+      return topN(query, options) ?? query;
+    },
+    // Never a subquery in an expression.
+    expr: (e) => e,
+  });
 }
 
 /** An expression computed from its own row alone, the same each time. */
@@ -232,24 +217,27 @@ function mayShadow(c: RSelectItem, inner: RSelect, orderBy: readonly ROrder[], c
   if (e.kind === 'column' && e.fields.length === 0 && e.column?.toLowerCase() === name) return false;
   if (ranges.some((r) => r.kind !== 'element' && r.columns.some((col) => col.name.toLowerCase() === name))) return true;
   let read = false;
-  const visit = (n: { kind?: unknown }) => {
-    const col = n as ColumnExpr;
-    // A path's later steps (`request.path`) are printed after the range variable, never alone.
-    if (n.kind === 'column' && col.column?.toLowerCase() === name) read = true;
-    return undefined;
-  };
-  rebuild([inner.where, inner.from, orderBy, columns.map((x) => x.expr)], visit);
+  const visit = visitingTransformer({
+    expr(x) {
+      // A path's later steps (`request.path`) are printed after the range variable, never alone.
+      if (x.kind === 'column' && x.column?.toLowerCase() === name) read = true;
+    },
+  });
+  if (inner.where) visit.expr(inner.where);
+  if (inner.from) visit.from(inner.from);
+  for (const o of orderBy) visit.order(o);
+  for (const x of columns) visit.expr(x.expr);
   return read;
 }
 
 /** How many FROM clauses anywhere in `q` (CTEs, derived tables, subqueries) read the CTE called `name`. */
 function cteReads(q: RQuery, name: string): number {
   let n = 0;
-  rebuild(q, (node) => {
-    const f = node as RFactor;
-    if (f.kind === 'range' && f.range.kind === 'cte' && f.range.cte === name) n++;
-    return undefined;
-  });
+  visitingTransformer({
+    factor(f) {
+      if (f.kind === 'range' && f.range.kind === 'cte' && f.range.cte === name) n++;
+    },
+  }).query(q);
   return n;
 }
 
@@ -281,43 +269,8 @@ function throughCte(e: RExpr, range: RangeVar, items: readonly RSelectItem[]): R
     }
     return freeze({ ...item.expr, fields: freeze([...item.expr.fields, ...c.fields]), type: c.type });
   };
-  const out = rebuild(e, (n) => (n.kind === 'column' ? column(n as ColumnExpr) : undefined)) as RExpr;
+  const out = transformResolvedExpr(e, { expr: (x, recurse) => (x.kind === 'column' ? column(x) : recurse(x)) });
   return ok ? out : undefined;
-}
-
-/** Keys whose values are shared, never copied: range variables are compared by identity. */
-const SHARED_KEYS = new Set(['range', 'type']);
-/** Nodes holding a range variable (under `from`) and no expression: left as they are. */
-const LEAF_KINDS = new Set(['column', 'rowid']);
-
-/**
- * Rebuilds a resolved tree bottom-up where `replace` gives a node a replacement; every node
- * nothing below changed is returned as itself.
- */
-function rebuild(node: unknown, replace: (n: { kind?: unknown }) => unknown): unknown {
-  if (Array.isArray(node)) {
-    let out: unknown[] | undefined;
-    node.forEach((x, i) => {
-      const y = rebuild(x, replace);
-      if (y !== x && !out) out = node.slice(0, i);
-      out?.push(y);
-    });
-    return out ? freeze(out) : node;
-  }
-  if (typeof node !== 'object' || node === null) return node;
-  const replaced = replace(node as { kind?: unknown });
-  if (replaced !== undefined) return replaced;
-  if (LEAF_KINDS.has((node as { kind?: unknown }).kind as string)) return node;
-  let out: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(node)) {
-    if (SHARED_KEYS.has(k)) continue;
-    const y = rebuild(v, replace);
-    if (y !== v) {
-      out ??= { ...(node as Record<string, unknown>) };
-      out[k] = y;
-    }
-  }
-  return out ? freeze(out) : node;
 }
 
 export function inlineOneRowCtes(q: RQuery): RQuery {
@@ -333,20 +286,24 @@ export function inlineOneRowCtes(q: RQuery): RQuery {
   if (constants.size === 0) return q;
   // A nested WITH that defines one of these names again would make a reference ambiguous here.
   let shadowed = false;
-  rebuild([q.body, ...q.with.map((c) => c.query)], (n) => {
-    if (n.kind === 'query' && (n as RQuery).with.some((c) => constants.has(c.name))) shadowed = true;
-    return undefined;
+  const visit = visitingTransformer({
+    query(x) {
+      if (x.with.some((c) => constants.has(c.name))) shadowed = true;
+    },
   });
+  visit.setExpr(q.body);
+  for (const c of q.with) visit.query(c.query);
   if (shadowed) return q;
-  return rebuild(q, (n) => {
-    if (n.kind !== 'subquery') return undefined;
-    const sub = (n as Extract<RExpr, { kind: 'subquery' }>).query;
-    const b = sub.body;
-    if (sub.with.length > 0 || sub.orderBy.length > 0 || sub.limit || sub.offset || b.kind !== 'select' || !b.from || b.from.joins.length > 0) return undefined;
-    if (b.distinct || b.where || b.groupBy.length > 0 || b.having || b.qualify || b.columns.length !== 1) return undefined;
-    const first = b.from.first;
-    const only = b.columns[0]?.expr;
-    if (first.kind !== 'range' || first.range.kind !== 'cte' || only?.kind !== 'column' || only.from !== first.range || only.fields.length > 0) return undefined;
-    return only.column === undefined ? undefined : constants.get(first.range.cte)?.get(only.column);
-  }) as RQuery;
+  return transformResolved(q, { expr: (e, recurse) => (e.kind === 'subquery' ? constantOf(e.query, constants) : undefined) ?? recurse(e) });
+}
+
+/** The constant a scalar subquery `(SELECT c FROM cte)` reads, when `cte` is one of `constants`. */
+function constantOf(sub: RQuery, constants: ReadonlyMap<string, ReadonlyMap<string, RExpr>>): RExpr | undefined {
+  const b = sub.body;
+  if (sub.with.length > 0 || sub.orderBy.length > 0 || sub.limit || sub.offset || b.kind !== 'select' || !b.from || b.from.joins.length > 0) return undefined;
+  if (b.distinct || b.where || b.groupBy.length > 0 || b.having || b.qualify || b.columns.length !== 1) return undefined;
+  const first = b.from.first;
+  const only = b.columns[0]?.expr;
+  if (first.kind !== 'range' || first.range.kind !== 'cte' || only?.kind !== 'column' || only.from !== first.range || only.fields.length > 0) return undefined;
+  return only.column === undefined ? undefined : constants.get(first.range.cte)?.get(only.column);
 }

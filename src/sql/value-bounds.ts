@@ -11,7 +11,8 @@
  *   function runs.
  */
 import { QuarryError } from '../errors.ts';
-import type { Expr, From, FuncCall, Join, Query, Select, TableFactor } from './ast.ts';
+import type { Expr, From, FuncCall, Query, Select } from './ast.ts';
+import { AstTransformer, mapSame, withChanges } from './ast-transform.ts';
 import { freezeTree } from './ast.ts';
 import { formatPadding } from './format.ts';
 import { type BuildRule, type FunctionName, functionDef, functionNames } from './functions.ts';
@@ -122,62 +123,53 @@ export const PER_ROW_SHARE = 256;
  * (sizes known only when it runs). Unchanged parts keep their identity.
  */
 export function boundValues(query: Query, limits: ValueLimits): Query {
-  const out = visit(query, limits, limits.oneRow) as Query;
+  const out = new Bounder(limits).at(limits.oneRow).query(query);
   return out === query ? query : freezeTree(out);
 }
 
-// The AST is plain data (ast.ts), so one structural walk reaches every call at any depth; only a
-// SELECT with a FROM changes the limit: its first FROM item is computed once (as its enclosing
-// query is), everything else once per row.
-function visit(node: unknown, limits: ValueLimits, limit: number): unknown {
-  if (typeof node !== 'object' || node === null) return node;
-  if (Array.isArray(node)) {
-    const items = node.map((n) => visit(n, limits, limit));
-    return items.some((n, i) => n !== node[i]) ? items : node;
+/**
+ * The AST's transform (ast-transform.ts) that bounds every call; only a SELECT with a FROM changes
+ * the limit: its first FROM item is computed once (as its enclosing query is), everything else
+ * once per row.
+ */
+class Bounder {
+  readonly #byLimit = new Map<number, AstTransformer>();
+
+  constructor(private readonly limits: ValueLimits) {}
+
+  /** The transformer for expressions computed under `limit`. */
+  at(limit: number): AstTransformer {
+    let t = this.#byLimit.get(limit);
+    if (t === undefined) {
+      t = new AstTransformer({
+        expr: (e, recurse) => {
+          const out = recurse(e);
+          const rule = out.kind === 'func' ? functionDef(out.name)?.builds : undefined;
+          return rule ? boundCall(out as FuncCall, rule, limit) : out;
+        },
+        select: (s, recurse) => (s.from ? this.select(s, s.from, limit) : recurse(s)),
+      });
+      this.#byLimit.set(limit, t);
+    }
+    return t;
   }
-  const kind = (node as { kind?: unknown }).kind;
-  if (kind === 'select' && (node as Select).from !== undefined) return visitSelect(node as Select, limits, limit);
-  let changed = false;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    const next = visit(value, limits, limit);
-    if (next !== value) changed = true;
-    copy[key] = next;
+
+  private select(s: Select, from: From, limit: number): Select {
+    const once = this.at(limit);
+    const perRow = this.at(this.limits.perRow);
+    // A parenthesised join holds items joined for every row: all of it is held to the per-row limit.
+    const first = (from.first.kind === 'nested' ? perRow : once).factor(from.first);
+    // An UNNEST that reads no column is computed once, wherever it is joined.
+    const joins = mapSame(from.joins, (j) => (j.table.kind === 'unnest' && !readsColumns(j.table.expr) ? once : perRow).join(j));
+    return withChanges(s, {
+      from: withChanges(from, { first, joins }),
+      columns: mapSame(s.columns, (c) => perRow.selectItem(c)),
+      where: s.where && perRow.condition(s.where),
+      groupBy: mapSame(s.groupBy, (g) => perRow.expr(g)),
+      having: s.having && perRow.condition(s.having),
+      qualify: s.qualify && perRow.condition(s.qualify),
+    });
   }
-  const result = (changed ? copy : node) as { kind?: unknown };
-  if (result.kind !== 'func') return result;
-  const call = result as FuncCall;
-  const rule = functionDef(call.name)?.builds;
-  return rule ? boundCall(call, rule, limit) : call;
-}
-
-function visitSelect(select: Select, limits: ValueLimits, limit: number): Select {
-  const from = select.from as From;
-  const perRow = <T>(x: T): T => visit(x, limits, limits.perRow) as T;
-  // A parenthesised join holds items joined for every row: all of it is held to the per-row limit.
-  const first = from.first.kind === 'nested' ? perRow(from.first) : (visit(from.first, limits, limit) as TableFactor);
-  // An UNNEST that reads no column is computed once, wherever it is joined.
-  const joins = from.joins.map((j) => (j.table.kind === 'unnest' && !readsColumns(j.table.expr) ? (visit(j, limits, limit) as Join) : perRow(j)));
-  const next: Select = {
-    ...select,
-    columns: perRow(select.columns),
-    from: { first, joins: joins.every((j, i) => j === from.joins[i]) ? from.joins : joins },
-    where: perRow(select.where),
-    groupBy: perRow(select.groupBy),
-    having: perRow(select.having),
-    qualify: perRow(select.qualify),
-  };
-  const same = first === from.first && next.from?.joins === from.joins && next.columns === select.columns && sameClauses(next, select);
-  return same ? select : withoutUndefined(next);
-}
-
-/** Drops keys set to undefined, so a rebuilt node has the shape a parsed one has. */
-function withoutUndefined<T extends object>(node: T): T {
-  return Object.fromEntries(Object.entries(node).filter(([, v]) => v !== undefined)) as T;
-}
-
-function sameClauses(a: Select, b: Select): boolean {
-  return a.where === b.where && a.groupBy === b.groupBy && a.having === b.having && a.qualify === b.qualify;
 }
 
 /** How an engine spells the guard of a marked call. */

@@ -122,6 +122,17 @@ describe('filters bind their values as parameters', () => {
     assert.deepEqual(where('m.latency:"5"'), { kind: 'binary', op: '=', left: c('metadata', 'latency'), right: cast(p('__lql_0'), 'float64') });
   });
 
+  test("a timestamp field's value must be a time by src/time.ts's rules, else a 400 naming field and value", () => {
+    const fieldType = (): VType => ({ k: 'scalar', t: 'timestamp' });
+    const where = (lql: string) => body(compile(`f:edge_logs ${lql}`, { fieldType }).ast).where;
+    assert.deepEqual(where('m.at:>2026-11-21T10:00:00Z'), { kind: 'binary', op: '>', left: c('metadata', 'at'), right: cast(p('__lql_0'), 'timestamp') });
+    assert.deepEqual(where('m.at:"2026-11-21 10:00"'), { kind: 'binary', op: '=', left: c('metadata', 'at'), right: cast(p('__lql_0'), 'timestamp') });
+    // JavaScript's Date.parse reads these; the engines' casts do not.
+    for (const value of ['2026', '"Nov 21 2026"', '"2026-11-21T10:00:00 GMT"']) {
+      rejects(`f:edge_logs m.at:${value}`, 'INVALID_QUERY', 'is TIMESTAMP, and the filter value', { fieldType });
+    }
+  });
+
   test('values never appear in the AST, even hostile ones', () => {
     const hostile = `x' OR 1=1 --`;
     const { ast, params } = compile(`f:edge_logs m.name:"${hostile}" "${hostile}" ~"${hostile}"`);

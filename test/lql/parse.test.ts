@@ -196,6 +196,14 @@ describe('timestamp filters', () => {
     assert.deepEqual(valueFrom('t:2020-01-01T00:00:00-0130'), ts('2020-01-01 01:30:00.000000'));
   });
 
+  test("times follow src/time.ts's rules: a leap second is the next minute, hours, minutes and offsets are checked", () => {
+    assert.deepEqual(valueFrom('t:2019-12-31T23:59:60Z'), ts('2020-01-01 00:00:00.000000'));
+    rejects('t:2020-01-01T24:00:00Z', "got '2020-01-01T24:00:00Z'");
+    rejects('t:2020-01-01T10:60:00Z', "got '2020-01-01T10:60:00Z'");
+    rejects('t:2020-01-01T10:00:61Z', "got '2020-01-01T10:00:61Z'");
+    rejects('t:2020-01-01T10:00:00+24:00', "got '2020-01-01T10:00:00+24:00'");
+  });
+
   test('unix seconds, milliseconds and microseconds (truncated to ms)', () => {
     assert.deepEqual(valueFrom('t:>1577836800'), ts('2020-01-01 00:00:00.000000'));
     assert.deepEqual(valueFrom('t:>1577836800123'), ts('2020-01-01 00:00:00.123000'));

@@ -9,6 +9,7 @@
 import type { VType } from '../../sql/types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
 import type { JsonValue } from '../../query/port.ts';
+import { formatDatetime, parseTime } from '../../time.ts';
 
 type Raw = JsonValue | undefined;
 
@@ -103,25 +104,14 @@ function float(text: string): JsonValue {
   }
 }
 
-const DATE_TIME = /^(-?\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
-
-/** `2026-11-21 10:00:00.123456` (UTC) → unix microseconds. */
+/** `2026-11-21 10:00:00.123456` (UTC) or `2026-11-21` → unix microseconds (src/time.ts); other text as it is. */
 export function timestampMicros(text: string): JsonValue {
-  const m = DATE_TIME.exec(text);
-  if (!m) {
-    const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-    return d ? Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) * 1000 : text;
-  }
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-  const frac = Number((m[7] ?? '').padEnd(6, '0').slice(0, 6));
-  return ms * 1000 + frac;
+  const t = parseTime(text);
+  return t === undefined ? text : Number(t.micros);
 }
 
 /** `2026-11-21 10:00:00.000000` → `2026-11-21T10:00:00` (the fraction kept only when not zero). */
 function datetimeText(text: string): JsonValue {
-  const m = DATE_TIME.exec(text);
-  if (!m) return text;
-  const base = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}`;
-  const frac = (m[7] ?? '').padEnd(6, '0').slice(0, 6);
-  return /^0*$/.test(frac) ? base : `${base}.${frac}`;
+  const t = parseTime(text);
+  return t === undefined ? text : formatDatetime(t.micros);
 }

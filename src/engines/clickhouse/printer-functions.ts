@@ -10,7 +10,7 @@
  * function needs one (a list read from the JSON column is a dynamic value until then).
  */
 import { QuarryError } from '../../errors.ts';
-import type { DatePart } from '../../sql/ast.ts';
+import type { DatePart, WindowFrame } from '../../sql/ast.ts';
 import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
@@ -249,10 +249,20 @@ function collect(call: RFunc, x: string, keys: readonly { sql: string; desc: boo
 
 const COLLECT = ['groupArray', 'groupUniqArray', 'arrayMap', 'arraySort', 'arrayReverseSort', 'tuple', 'tupleElement', 'lambda'];
 
-/** lag/lead see the whole partition in BigQuery; ClickHouse's *InFrame honour the frame, so it is set. */
+/** The whole partition, whatever the ORDER BY. */
+const WHOLE_PARTITION: WindowFrame = Object.freeze({
+  units: 'rows',
+  start: Object.freeze({ kind: 'unboundedPreceding' }),
+  end: Object.freeze({ kind: 'unboundedFollowing' }),
+});
+
+/**
+ * lag/lead see the whole partition in BigQuery (which gives them no frame of their own, nor does the
+ * semantic pass); ClickHouse's lagInFrame/leadInFrame honour the frame, so it is the whole partition.
+ */
 function lagLead(name: string): Translation {
   return t([name, 'toNullable'], (call, args, ctx) => {
-    const over = ctx.over(call).replace(/\)$/, ' ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)');
+    const over = ctx.over(call, WHOLE_PARTITION);
     const fallback = args[2] ? args[2].sql : 'NULL';
     return `${name}(toNullable(${args[0]!.sql}), ${args[1] ? args[1].sql : '1'}, ${fallback})${over}`;
   });

@@ -21,6 +21,7 @@ import type { JsonValue, StoredEvent } from '../../storage/event.ts';
 import { PRESENCE_KEY, withPresence } from '../../storage/presence.ts';
 import type { TableSchema } from '../../storage/schema.ts';
 import { withoutBase } from '../../storage/schema.ts';
+import { formatUnixSeconds } from '../../time.ts';
 
 /** The rows of one batch as JSONEachRow text, fields shaped to the batch's schema. */
 export function rowsText(events: readonly StoredEvent[], schema: TableSchema): string {
@@ -55,7 +56,7 @@ export function rowsText(events: readonly StoredEvent[], schema: TableSchema): s
 function row(event: StoredEvent, fieldsText: string): string {
   // Strings only (made well-formed at ingest, src/ingest/normalise.ts): plain JSON text.
   const message = event.event_message === null ? 'null' : JSON.stringify(event.event_message);
-  return `{"id":${JSON.stringify(event.id)},"timestamp":"${timestampText(event.timestamp)}","event_message":${message},"fields":${fieldsText}}\n`;
+  return `{"id":${JSON.stringify(event.id)},"timestamp":"${formatUnixSeconds(event.timestamp)}","event_message":${message},"fields":${fieldsText}}\n`;
 }
 
 /** A token no value can contain (a NUL and this process's own random digits). */
@@ -80,16 +81,8 @@ function clickHouseJson(value: unknown): string {
   return wide ? text.replace(WIDE_TOKEN, '$1.0') : text;
 }
 
-/** Unix µs → `seconds.micros`, which DateTime64(6) reads exactly. */
-export function timestampText(micros: bigint): string {
-  let seconds = micros / 1_000_000n;
-  let frac = micros % 1_000_000n;
-  if (frac < 0n) {
-    frac += 1_000_000n;
-    seconds -= 1n;
-  }
-  return `${seconds}.${frac.toString().padStart(6, '0')}`;
-}
+/** Unix µs → `seconds.micros`, which DateTime64(6) reads exactly (src/time.ts). */
+export const timestampText: (micros: bigint) => string = formatUnixSeconds;
 
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -33,12 +33,13 @@ import {
 } from '@duckdb/node-api';
 import type { VType } from '../../sql/types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
+import { formatDate, formatDatetime } from '../../time.ts';
 import type { JsonValue } from '../../query/port.ts';
 
 /** One DuckDB value, encoded (the column-wise encoder's reference and its fallback). */
 export function encodeValue(value: DuckDBValue, type?: VType): JsonValue {
   if (value === null || value === undefined) return null;
-  if (type?.k === 'scalar' && type.t === 'datetime' && value instanceof DuckDBTimestampValue) return datetimeString(value.micros);
+  if (type?.k === 'scalar' && type.t === 'datetime' && value instanceof DuckDBTimestampValue) return formatDatetime(value.micros);
   return encode(value, false);
 }
 
@@ -57,7 +58,7 @@ function encode(value: DuckDBValue, inList: boolean): JsonValue {
   if (value instanceof DuckDBTimestampMillisecondsValue) return Number(value.millis) * 1000;
   if (value instanceof DuckDBTimestampSecondsValue) return Number(value.seconds) * 1_000_000;
   if (value instanceof DuckDBTimestampNanosecondsValue) return Number(value.nanos / 1000n);
-  if (value instanceof DuckDBDateValue) return value.toString();
+  if (value instanceof DuckDBDateValue) return value.isFinite ? formatDate(value.days) : value.toString();
   if (value instanceof DuckDBDecimalValue) return Number(value.toString());
   if (value instanceof DuckDBStructValue) {
     // fromEntries defines every member as an own key, `__proto__` included (names are user input).
@@ -190,11 +191,5 @@ function listItemValid(v: DuckDBListVector, i: number): boolean {
   return typeof validity?.itemValid === 'function' ? validity.itemValid(i) : v.getItemVector(i) !== null;
 }
 
-/** `2026-11-21T10:00:00`, with `.ffffff` only when there are fractional seconds. */
-export function datetimeString(micros: bigint): string {
-  const ms = micros / 1000n;
-  const iso = new Date(Number(ms)).toISOString();
-  const frac = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
-  const base = iso.slice(0, 19);
-  return frac === 0n ? base : `${base}.${frac.toString().padStart(6, '0')}`;
-}
+/** `2026-11-21T10:00:00`, with `.ffffff` only when there are fractional seconds (src/time.ts). */
+export const datetimeString: (micros: bigint) => string = formatDatetime;
