@@ -11,6 +11,7 @@ import { QuarryError } from '../errors.ts';
 import { PARAM_TYPES, type ParamSpec, ParamSpecList, type ParamType } from '../schemas/typed-param.ts';
 import { type FieldErrors, addError, schemaCheck } from '../schemas/validate.ts';
 import { RESERVED_PARAMS, type RawParams, paramString } from './params.ts';
+import { parseDate, parseTimestamp } from '../time.ts';
 
 export { PARAM_TYPES, type ParamSpec, type ParamType };
 
@@ -125,8 +126,6 @@ function toValue(spec: ParamSpec, raw: unknown): ParamValue {
 
 const INT = /^[+-]?\d+$/;
 const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -156,48 +155,14 @@ function parseValue(spec: ParamSpec, raw: unknown): ParamValue | undefined {
       return undefined;
     }
     case 'date': {
-      const days = typeof value === 'string' ? dateDays(value.trim()) : undefined;
+      const days = typeof value === 'string' ? parseDate(value.trim()) : undefined;
       return days === undefined ? undefined : { type: 'date', days };
     }
     case 'timestamp': {
-      const micros = typeof value === 'string' ? timestampMicros(value.trim()) : undefined;
+      const micros = typeof value === 'string' ? parseTimestamp(value.trim()) : undefined;
       return micros === undefined ? undefined : { type: 'timestamp', micros };
     }
   }
-}
-
-/** Days since 1970-01-01 of a valid calendar date. */
-function dateDays(text: string): number | undefined {
-  const m = DATE.exec(text);
-  if (!m) return undefined;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const ms = Date.UTC(y, mo - 1, d);
-  const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
-  return ms / 86_400_000;
-}
-
-/** Unix microseconds of an ISO-8601 date-time (offset optional, UTC when absent) or a date. */
-function timestampMicros(text: string): bigint | undefined {
-  const days = dateDays(text);
-  if (days !== undefined) return BigInt(days) * 86_400_000_000n;
-  const m = DATE_TIME.exec(text);
-  if (!m) return undefined;
-  const day = dateDays(`${m[1]}-${m[2]}-${m[3]}`);
-  const [h, mi, s] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
-  if (day === undefined || h > 23 || mi > 59 || s > 59) return undefined;
-  let offsetMinutes = 0;
-  const zone = m[8];
-  if (zone && zone.toUpperCase() !== 'Z') {
-    const digits = zone.slice(1).replace(':', '');
-    const oh = Number(digits.slice(0, 2));
-    const om = Number(digits.slice(2));
-    if (oh > 23 || om > 59) return undefined;
-    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
-  const fraction = BigInt((m[7] ?? '').padEnd(6, '0').slice(0, 6) || '0');
-  const seconds = BigInt(day) * 86_400n + BigInt(h * 3600 + mi * 60 + s) - BigInt(offsetMinutes * 60);
-  return seconds * 1_000_000n + fraction;
 }
 
 /** A bound value as a cache-key string: typed values spelt with their type so `05` and `5` share. */
