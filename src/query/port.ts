@@ -3,6 +3,7 @@ import type { EngineCapabilities } from '../capabilities.ts';
 import type { PreparedQuery } from '../sql/index.ts';
 import type { ParamBinding } from '../sql/resolve.ts';
 import type { ResultClaim } from './result-memory.ts';
+import { formatDate, formatSqlTimestamp } from '../time.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -33,15 +34,10 @@ export function paramText(value: ParamValue): string {
       return Object.is(value.value, -0) ? '-0' : String(value.value);
     case 'bool':
       return value.value ? 'true' : 'false';
-    case 'timestamp': {
-      const micros = value.micros;
-      const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
-      const fraction = micros - seconds * 1_000_000n;
-      const iso = new Date(Number(seconds) * 1000).toISOString();
-      return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.toString().padStart(6, '0')}`;
-    }
+    case 'timestamp':
+      return formatSqlTimestamp(value.micros);
     case 'date':
-      return new Date(value.days * 86_400_000).toISOString().slice(0, 10);
+      return formatDate(value.days);
   }
 }
 

@@ -10,6 +10,8 @@
  * our own statements are 500s.
  */
 import { isQuarryError, QuarryError } from '../../errors.ts';
+import { queryOutOfMemory, queryTimeout } from '../../query/run.ts';
+import { isFunctionName } from '../../sql/functions.ts';
 
 /** What the caller is told for one ClickHouse error type. */
 type Mapping = (raw: string, e: unknown) => QuarryError;
@@ -111,13 +113,16 @@ const byType: Readonly<Record<string, Mapping>> = {
   LOGICAL_ERROR: internal,
 };
 
-/** ClickHouse errors → QuarryErrors whose messages carry no SQL text, internal names or row values. */
-export function mapClickHouseError(e: unknown, timeoutMs: number): QuarryError {
+/**
+ * ClickHouse errors → QuarryErrors whose messages carry no SQL text, internal names or row values
+ * (`timeoutMs`: the time limit a TIMEOUT_EXCEEDED names; the run sequence words its own).
+ */
+export function mapClickHouseError(e: unknown, timeoutMs = 0): QuarryError {
   if (isQuarryError(e)) return e;
   const type = (e as { type?: string }).type ?? '';
   const raw = e instanceof Error ? e.message : String(e);
-  if (type === 'TIMEOUT_EXCEEDED') return new QuarryError('QUERY_TIMEOUT', `The query ran longer than ${timeoutMs} ms and was stopped`, { cause: e });
-  if (type === 'MEMORY_LIMIT_EXCEEDED') return new QuarryError('OVERLOADED', 'The query needed more memory than allowed', { cause: e, retryAfter: 5 });
+  if (type === 'TIMEOUT_EXCEEDED') return queryTimeout(timeoutMs);
+  if (type === 'MEMORY_LIMIT_EXCEEDED') return queryOutOfMemory('CLICKHOUSE_MAX_MEMORY_USAGE', e);
   if (type === 'SYNTAX_ERROR' && /max query size exceeded/i.test(raw)) return statementTooLarge(e);
   if (type === 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO') return guardFailed(raw, e);
   const mapping = byType[type];
@@ -160,10 +165,14 @@ function plainName(name: string): boolean {
   return /^[A-Za-z][A-Za-z0-9_]{0,127}$/.test(name) && !/^src_[0-9a-f]/.test(name) && !name.includes('__');
 }
 
-/** The function a message names (`function plus`, `function 'dateDiff'`), when it is a plain name. */
+/**
+ * The function a message names (`function abs`, `function 'dateDiff'`), when the caller could have
+ * written it: ClickHouse names the function the printer emitted (`upperUTF8` for UPPER, `plus` for
+ * `+`), which is not the caller's vocabulary and is left out.
+ */
 function functionName(raw: string): string | undefined {
   const name = /\bfunction [`']?([A-Za-z][A-Za-z0-9_]*)[`']?/.exec(raw)?.[1];
-  return name !== undefined && plainName(name) ? `function ${name}` : undefined;
+  return name !== undefined && plainName(name) && isFunctionName(name) ? `function ${name}` : undefined;
 }
 
 function inFunction(raw: string): string {
