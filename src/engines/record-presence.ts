@@ -95,3 +95,27 @@ const RECORD_TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['to_json_string', 'j
 export function recordTextCall(e: RExpr): boolean {
   return e.kind === 'func' && RECORD_TEXT_FUNCTIONS.has(e.name) && e.args.some((a) => holdsRecord(a.type));
 }
+
+/** An event's record read as a column path (not a STRUCT the query built, not a list's element). */
+function eventRecordColumn(e: RExpr): e is ColumnExpr {
+  return e.kind === 'column' && e.from.kind !== 'element' && e.type.k === 'record' && e.type.value !== true;
+}
+
+/**
+ * The event records whose JSON text `e` is made of (a record argument of TO_JSON_STRING, JSON_QUERY,
+ * CONCAT, …, a record cast to STRING, an operand of `||`): `e` is NULL where one of them is absent,
+ * as it is on an engine that reads an absent record as NULL. An engine that reads it as an empty
+ * object tests their presence.
+ */
+export function recordsInText(e: RExpr): ColumnExpr[] {
+  switch (e.kind) {
+    case 'func':
+      return recordTextCall(e) ? e.args.filter(eventRecordColumn) : [];
+    case 'cast':
+      return e.to === 'string' && eventRecordColumn(e.expr) ? [e.expr] : [];
+    case 'binary':
+      return e.op === '||' ? [e.left, e.right].filter(eventRecordColumn) : [];
+    default:
+      return [];
+  }
+}

@@ -38,7 +38,7 @@ import {
   type RSelect,
   type RSetExpr,
 } from './resolved.ts';
-import { assertNever, findName, fromFieldType, isScalar, listOf, missingType, recordOf, scalar, unknownType, type VType } from './types.ts';
+import { assertNever, findName, fromFieldType, isScalar, listOf, missingType, recordOf, scalar, type ScalarName, typeName, unknownType, type VType } from './types.ts';
 import type { Catalog } from '../storage/schema.ts';
 
 export interface ResolveOptions {
@@ -133,6 +133,47 @@ function castResult(to: CastType): VType {
     default:
       return assertNever(to);
   }
+}
+
+/**
+ * The types BigQuery casts to each target (its conversion rules: anything else is refused when the
+ * query is analysed, before it runs). Beyond them, a record or list cast to STRING is its JSON
+ * text (docs/SQL.md), and a NULL of no type yet casts to anything.
+ */
+const CASTS_FROM: Readonly<Record<CastType, ReadonlySet<ScalarName>>> = {
+  string: new Set<ScalarName>(['string', 'bytes', 'int', 'float', 'numeric', 'bool', 'date', 'datetime', 'timestamp', 'interval']),
+  int64: new Set<ScalarName>(['int', 'float', 'numeric', 'bool', 'string']),
+  float64: new Set<ScalarName>(['int', 'float', 'numeric', 'string']),
+  numeric: new Set<ScalarName>(['int', 'float', 'numeric', 'string']),
+  bool: new Set<ScalarName>(['bool', 'int', 'string']),
+  timestamp: new Set<ScalarName>(['timestamp', 'datetime', 'date', 'string']),
+  datetime: new Set<ScalarName>(['timestamp', 'datetime', 'date', 'string']),
+  date: new Set<ScalarName>(['timestamp', 'datetime', 'date', 'string']),
+  bytes: new Set<ScalarName>(['bytes', 'string']),
+};
+
+/** `CAST(x AS to)` / `SAFE_CAST`: INVALID_QUERY naming both types where BigQuery has no such cast. */
+function checkCast(from: VType, to: CastType): void {
+  switch (from.k) {
+    case 'scalar':
+      if (CASTS_FROM[to].has(from.t)) return;
+      break;
+    case 'record':
+    case 'list':
+      if (to === 'string') return;
+      break;
+    case 'missing':
+    case 'unknown':
+      return;
+    default:
+      assertNever(from);
+  }
+  throw new QuarryError('INVALID_QUERY', `Invalid cast from ${typeName(from)} to ${typeName(castResult(to))}`);
+}
+
+function explicitCast(expr: RExpr, to: CastType, safe: boolean): RExpr {
+  checkCast(expr.type, to);
+  return freeze({ kind: 'cast', expr, to, safe, implicit: false, type: castResult(to) });
 }
 
 function implicitCast(expr: RExpr, to: CastType): RExpr {
@@ -537,7 +578,7 @@ class Resolver {
       case 'func':
         return this.func(e, scope, aliasesFirst);
       case 'cast':
-        return freeze({ kind: 'cast', expr: this.expr(e.expr, scope, aliasesFirst), to: e.to, safe: e.safe, implicit: false, type: castResult(e.to) });
+        return explicitCast(this.expr(e.expr, scope, aliasesFirst), e.to, e.safe);
       case 'case': {
         const operand = e.operand ? this.expr(e.operand, scope, aliasesFirst) : undefined;
         let type: VType = unknownType;
@@ -588,7 +629,7 @@ class Resolver {
           if (seen.has(name.toLowerCase())) throw new QuarryError('INVALID_QUERY', `STRUCT has two fields called ${name}`);
           seen.add(name.toLowerCase());
           const target = f.type;
-          return freeze({ name, value: target ? freeze({ kind: 'cast' as const, expr: value, to: target, safe: false, implicit: false, type: castResult(target) }) : value });
+          return freeze({ name, value: target ? explicitCast(value, target, false) : value });
         });
         return freeze({ kind: 'struct', fields: freeze(fields), type: recordOf(Object.fromEntries(fields.map((f) => [f.name, f.value.type])), true) });
       }

@@ -4,16 +4,24 @@
  * afterwards), a read-only DATA_DIR, a start on a full disk, a folder written by a newer version, a
  * write-ahead log with a torn or garbage tail, and a start while another program holds the port.
  * Every instance is the real service (`node src/main.ts`) on loopback.
+ *
+ * Speed: a full start of the service is what these tests pay for (a refused one is cheap: the
+ * folder is claimed before the service's modules load). So the engines run side by side, two
+ * mistakes at a time on each; and the mistakes that begin with "a folder holding acknowledged data,
+ * left by kill -9" each get a copy of one such folder per engine (written once: five batches, an
+ * endpoint and a token each, DUCKDB_CHECKPOINT_THRESHOLD=1GiB so DuckDB's write-ahead log holds
+ * them) instead of starting, writing and killing a service of their own. The two rounds of two
+ * simultaneous starts run at once too.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { engineEnv, engines } from '../support/engines.ts';
@@ -41,8 +49,54 @@ interface Exited {
   ms: number;
 }
 
-/** Starts the service; resolves once it listens, or with how it exited. */
-function launch(dataDir: string, env: Record<string, string> = {}): Promise<Running | Exited> {
+// The tests run several at a time; a start is the busy part (CPU for seconds). A timed start (the
+// refused second start of a held folder, which must give up within 5 s) runs alone: the other
+// tests' starts wait for it, and it waits for theirs, so it measures the service, not this file.
+let starting = 0;
+const whenIdle: (() => void)[] = [];
+let timedRun: Promise<void> | undefined;
+
+/** Waits for any timed start to end, then counts a start until the returned function is called. */
+async function startSlot(): Promise<() => void> {
+  while (timedRun !== undefined) await timedRun;
+  starting++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    starting--;
+    if (starting === 0) for (const wake of whenIdle.splice(0)) wake();
+  };
+}
+
+/** Runs `fn` (which starts the service timed) once no other start is under way, holding new ones back. */
+async function alone<T>(fn: () => Promise<T>): Promise<T> {
+  while (timedRun !== undefined) await timedRun;
+  let done: () => void = () => undefined;
+  timedRun = new Promise<void>((r) => {
+    done = r;
+  });
+  try {
+    while (starting > 0) await new Promise<void>((r) => whenIdle.push(r));
+    return await fn();
+  } finally {
+    timedRun = undefined;
+    done();
+  }
+}
+
+/**
+ * Starts the service; resolves once it listens, or with how it exited. `timed`: the start runs
+ * inside `alone`, so it takes no slot.
+ */
+async function launch(dataDir: string, env: Record<string, string> = {}, timed = false): Promise<Running | Exited> {
+  const endSlot = timed ? () => undefined : await startSlot();
+  const r = await launchNow(dataDir, env);
+  endSlot();
+  return r;
+}
+
+function launchNow(dataDir: string, env: Record<string, string>): Promise<Running | Exited> {
   const started = Date.now();
   const child = spawnChild(dataDir, env);
   let out = '';
@@ -52,13 +106,19 @@ function launch(dataDir: string, env: Record<string, string> = {}): Promise<Runn
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   return new Promise((resolve) => {
-    const onExit = (code: number | null) => resolve({ code, output: out, ms: Date.now() - started });
-    child.once('exit', onExit);
+    let exit: { code: number | null; ms: number } = { code: null, ms: 0 };
+    child.once('exit', (code: number | null) => {
+      exit = { code, ms: Date.now() - started };
+    });
+    // What it said is complete once its pipes close, a moment after it exits (on a busy machine
+    // its last words may arrive after the exit event).
+    const onClose = () => resolve({ ...exit, output: out });
+    child.once('close', onClose);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m?.[1]) return;
       child.stdout.off('data', onData);
-      child.off('exit', onExit);
+      child.off('close', onClose);
       resolve({
         pid: child.pid as number,
         url: m[1],
@@ -88,8 +148,8 @@ async function mustStart(dataDir: string, env: Record<string, string>): Promise<
   return r;
 }
 
-async function mustRefuse(dataDir: string, env: Record<string, string>): Promise<Exited> {
-  const r = await launch(dataDir, env);
+async function mustRefuse(dataDir: string, env: Record<string, string>, timed = false): Promise<Exited> {
+  const r = await launch(dataDir, env, timed);
   if (isRunning(r)) {
     await r.kill9();
     assert.fail(`the service started where it must refuse:\n${r.output()}`);
@@ -168,6 +228,41 @@ async function assertAllThere(s: Running, acked: Acked, context: string): Promis
     const q = await fetch(`${s.url}/api/endpoints/query/mistakes.ids`, { headers: { 'x-api-key': token } });
     assert.equal(q.status, 200, `${context}: a token acknowledged earlier: ${await q.text()}`);
   }
+}
+
+/**
+ * A folder holding acknowledged data, left by kill -9: the service wrote five batches (an endpoint
+ * and a token each) with DUCKDB_CHECKPOINT_THRESHOLD=1GiB, so DuckDB's write-ahead log still holds
+ * them all, the last batch (`lastTag`) last.
+ */
+interface Crashed {
+  dir: string;
+  acked: Acked;
+  lastTag: string;
+}
+
+async function crashedFolder(env: Record<string, string>, engine: string): Promise<Crashed> {
+  const dir = await tempDir();
+  const acked = newAcked();
+  const s = await mustStart(dir, { ...env, DUCKDB_CHECKPOINT_THRESHOLD: '1GiB' });
+  let lastTag = '';
+  try {
+    await prepare(s);
+    for (let i = 0; i < 5; i++) {
+      lastTag = `${engine}-crashed-${i}`;
+      await write(s, acked, lastTag, 200);
+    }
+  } finally {
+    await s.kill9();
+  }
+  return { dir, acked, lastTag };
+}
+
+/** A copy of `from`'s folder at `to` (default: a new temporary folder), with its own record of what was acknowledged. */
+async function copyOf(from: Crashed, to?: string): Promise<{ dir: string; acked: Acked }> {
+  const dir = to ?? (await tempDir());
+  cpSync(from.dir, dir, { recursive: true });
+  return { dir, acked: { events: [...from.acked.events], endpoints: [...from.acked.endpoints], tokens: [...from.acked.tokens] } };
 }
 
 // ---------------------------------------------------------------- files
@@ -260,229 +355,239 @@ function fill(dir: string): string {
 
 // ---------------------------------------------------------------- the mistakes
 
-for (const engine of engines) {
-  const env = engineEnv(engine) as Record<string, string>;
+/** Two simultaneous starts on a fresh folder, then kill -9 (see the test of that name). */
+async function simultaneousStarts(env: Record<string, string>, killFirst: 'winner' | 'loser'): Promise<void> {
+  const dataDir = await tempDir();
+  const acked = newAcked();
+  // One slot for both, so they are started in the same moment.
+  const endSlot = await startSlot();
+  const [a, b] = await Promise.all([launchNow(dataDir, env), launchNow(dataDir, env)]);
+  endSlot();
+  const winners = [a, b].filter(isRunning);
+  if (winners.length !== 1) await Promise.all(winners.map((w) => w.kill9()));
+  assert.equal(winners.length, 1, `exactly one of two simultaneous starts runs: ${[a, b].map((r) => (isRunning(r) ? 'running' : `exit ${r.code}: ${r.output}`)).join(' | ')}`);
+  const winner = winners[0] as Running;
+  const loser = [a, b].find((r) => !isRunning(r)) as Exited;
+  try {
+    assert.notEqual(loser.code, 0);
+    assert.match(loser.output, new RegExp(`PID ${winner.pid}\\b`), loser.output);
+    await prepare(winner);
+    await write(winner, acked, `race-${killFirst}`);
+    if (killFirst === 'loser') {
+      // A third start killed while it is still finding out that the folder is held.
+      const endThirdSlot = await startSlot();
+      const third = spawnChild(dataDir, env);
+      await new Promise((r) => setTimeout(r, 150));
+      await kill9(third);
+      endThirdSlot();
+      await write(winner, acked, 'after-third');
+    }
+  } finally {
+    await winner.kill9();
+  }
+  const again = await mustStart(dataDir, env);
+  try {
+    await assertAllThere(again, acked, `simultaneous starts, then kill -9 (${killFirst})`);
+  } finally {
+    assert.equal(await again.stop(), 0);
+  }
+}
 
-  describe(`operator mistakes (${engine})`, { timeout: 600_000 }, () => {
-    it('a second start on a held folder exits within 5 s naming the holder and changes nothing; kill -9 of the first loses nothing', async () => {
-      const dataDir = await tempDir();
-      const acked = newAcked();
-      const first = await mustStart(dataDir, env);
-      try {
-        await prepare(first);
-        await write(first, acked, 'before');
-        pause(first);
-        let second: Exited;
-        const before = snapshot(dataDir);
-        try {
-          second = await mustRefuse(dataDir, env);
-          assertUnchanged(before, dataDir, 'the refused second start');
-        } finally {
-          resume(first);
-        }
-        assert.ok(second.ms < 5000, `the second start took ${second.ms} ms to give up`);
-        assert.match(second.output, new RegExp(`PID ${first.pid}\\b`), second.output);
-        assert.match(second.output, /another DATA_DIR/, second.output);
-        assert.match(second.output, new RegExp(dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'names the folder');
-        console.log(`# ${engine}: a second start was refused in ${second.ms} ms`);
-        // The first goes on as if nothing happened.
-        await write(first, acked, 'after');
-        await assertAllThere(first, acked, 'the first instance after the refused second start');
-      } finally {
-        await first.kill9();
-      }
-      const again = await mustStart(dataDir, env);
-      try {
-        await assertAllThere(again, acked, 'after kill -9 of the first and a restart');
-        assert.deepEqual(
-          readdirSync(dataDir).filter((f) => f.includes('unreplayable') || f.includes('corrupt')),
-          [],
-          'no log was moved aside',
-        );
-      } finally {
-        assert.equal(await again.stop(), 0);
-      }
-    });
+// The engines side by side (each its own processes), two mistakes at a time on each.
+describe('operator mistakes', { concurrency: true, timeout: 1_200_000 }, () => {
+  for (const engine of engines) {
+    const env = engineEnv(engine) as Record<string, string>;
 
-    it('two starts at once on one folder: exactly one runs; kill -9 of either afterwards loses nothing', async () => {
-      for (const killFirst of ['winner', 'loser'] as const) {
+    describe(`operator mistakes (${engine})`, { concurrency: 2, timeout: 1_200_000 }, () => {
+      // Written once per engine, copied by each mistake that starts from it; started at once so it
+      // is ready by the time those run.
+      let crashed: Promise<Crashed>;
+      before(() => {
+        crashed = crashedFolder(env, engine);
+        crashed.catch(() => undefined);
+      });
+
+      it('a second start on a held folder exits within 5 s naming the holder and changes nothing; kill -9 of the first loses nothing', async () => {
         const dataDir = await tempDir();
         const acked = newAcked();
-        const [a, b] = await Promise.all([launch(dataDir, env), launch(dataDir, env)]);
-        const winners = [a, b].filter(isRunning);
-        assert.equal(winners.length, 1, `exactly one of two simultaneous starts runs: ${[a, b].map((r) => (isRunning(r) ? 'running' : `exit ${r.code}: ${r.output}`)).join(' | ')}`);
-        const winner = winners[0] as Running;
-        const loser = [a, b].find((r) => !isRunning(r)) as Exited;
-        assert.notEqual(loser.code, 0);
-        assert.match(loser.output, new RegExp(`PID ${winner.pid}\\b`), loser.output);
+        const first = await mustStart(dataDir, env);
         try {
-          await prepare(winner);
-          await write(winner, acked, `race-${killFirst}`);
-          if (killFirst === 'loser') {
-            // A third start killed while it is still finding out that the folder is held.
-            const third = spawnChild(dataDir, env);
-            await new Promise((r) => setTimeout(r, 150));
-            await kill9(third);
-            await write(winner, acked, 'after-third');
+          await prepare(first);
+          await write(first, acked, 'before');
+          pause(first);
+          let second: Exited;
+          const before = snapshot(dataDir);
+          try {
+            second = await alone(() => mustRefuse(dataDir, env, true));
+            assertUnchanged(before, dataDir, 'the refused second start');
+          } finally {
+            resume(first);
           }
+          assert.ok(second.ms < 5000, `the second start took ${second.ms} ms to give up`);
+          assert.match(second.output, new RegExp(`PID ${first.pid}\\b`), second.output);
+          assert.match(second.output, /another DATA_DIR/, second.output);
+          assert.match(second.output, new RegExp(dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'names the folder');
+          console.log(`# ${engine}: a second start was refused in ${second.ms} ms`);
+          // The first goes on as if nothing happened.
+          await write(first, acked, 'after');
+          await assertAllThere(first, acked, 'the first instance after the refused second start');
         } finally {
-          await winner.kill9();
+          await first.kill9();
         }
         const again = await mustStart(dataDir, env);
         try {
-          await assertAllThere(again, acked, `simultaneous starts, then kill -9 (${killFirst})`);
+          await assertAllThere(again, acked, 'after kill -9 of the first and a restart');
+          assert.deepEqual(
+            readdirSync(dataDir).filter((f) => f.includes('unreplayable') || f.includes('corrupt')),
+            [],
+            'no log was moved aside',
+          );
         } finally {
           assert.equal(await again.stop(), 0);
         }
-      }
-    });
+      });
 
-    it('a start while another program holds the port fails cleanly and releases the folder', async () => {
-      const dataDir = await tempDir();
-      const holder = createServer();
-      await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
-      const port = (holder.address() as { port: number }).port;
-      try {
-        const refused = await mustRefuse(dataDir, { ...env, PORT: String(port) });
-        assert.match(refused.output, /could not listen on 127\.0\.0\.1:\d+/, refused.output);
-        assert.match(refused.output, /PORT/, refused.output);
-        // In one process: the failed start closes what it opened and drops the lock, so a start on
-        // the same folder right after succeeds.
-        const config = loadConfig({
-          ...env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          LOG_LEVEL: 'silent',
-          LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
-          LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
-        });
-        await assert.rejects(startServer(config), (e: Error) => e.name === 'StartupError' && /could not listen/.test(e.message));
-        const server = await startServer({ ...config, port: 0 });
-        await server.close();
-      } finally {
-        holder.close();
-      }
-      const acked = newAcked();
-      const s = await mustStart(dataDir, env);
-      try {
-        await prepare(s);
-        await write(s, acked, 'port');
-      } finally {
-        await s.kill9();
-      }
-      const again = await mustStart(dataDir, env);
-      try {
-        await assertAllThere(again, acked, 'after the port mistake');
-      } finally {
-        await again.stop();
-      }
-    });
+      it('two starts at once on one folder: exactly one runs; kill -9 of either afterwards loses nothing', async () => {
+        // The two rounds on folders of their own, at once.
+        const rounds = await Promise.allSettled((['winner', 'loser'] as const).map((killFirst) => simultaneousStarts(env, killFirst)));
+        for (const r of rounds) if (r.status === 'rejected') throw r.reason;
+      });
 
-    it('a data folder written by a newer Quarry is refused and left as it was', async () => {
-      const dataDir = await tempDir();
-      const acked = newAcked();
-      const s = await mustStart(dataDir, env);
-      await prepare(s);
-      await write(s, acked, 'newer');
-      await s.kill9();
-      const marker = path.join(dataDir, 'quarry-format.json');
-      const original = readFileSync(marker);
-      writeFileSync(marker, '{"format":99,"written_by":"quarry 9.0.0"}\n');
-      const before = snapshot(dataDir);
-      const refused = await mustRefuse(dataDir, env);
-      assert.match(refused.output, /written by a newer Quarry \(quarry 9\.0\.0, data format 99\)/, refused.output);
-      assertUnchanged(before, dataDir, 'the refused downgrade', true);
-      writeFileSync(marker, original);
-      const again = await mustStart(dataDir, env);
-      try {
-        await assertAllThere(again, acked, 'back on the version that wrote it');
-      } finally {
-        await again.stop();
-      }
-    });
-
-    it('a read-only DATA_DIR is refused with a clear message, and nothing in it changes', async (t) => {
-      const mount = await mountTmpfs('256m');
-      if (!mount) return t.skip(mountProblem);
-      try {
-        const dataDir = path.join(mount.dir, 'data');
+      it('a start while another program holds the port fails cleanly and releases the folder', async () => {
+        const dataDir = await tempDir();
+        const holder = createServer();
+        await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+        const port = (holder.address() as { port: number }).port;
+        try {
+          const refused = await mustRefuse(dataDir, { ...env, PORT: String(port) });
+          assert.match(refused.output, /could not listen on 127\.0\.0\.1:\d+/, refused.output);
+          assert.match(refused.output, /PORT/, refused.output);
+          // In one process: the failed start closes what it opened and drops the lock, so a start on
+          // the same folder right after succeeds.
+          const config = loadConfig({
+            ...env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            DATA_DIR: dataDir,
+            LOG_LEVEL: 'silent',
+            LOGFLARE_PRIVATE_ACCESS_TOKEN: PRIVATE_TOKEN,
+            LOGFLARE_PUBLIC_ACCESS_TOKEN: PUBLIC_TOKEN,
+          });
+          const endSlot = await startSlot();
+          try {
+            await assert.rejects(startServer(config), (e: Error) => e.name === 'StartupError' && /could not listen/.test(e.message));
+            const server = await startServer({ ...config, port: 0 });
+            await server.close();
+          } finally {
+            endSlot();
+          }
+        } finally {
+          holder.close();
+        }
         const acked = newAcked();
         const s = await mustStart(dataDir, env);
-        await prepare(s);
-        await write(s, acked, 'ro');
-        // kill -9, so the read-only start also finds a log to replay.
-        await s.kill9();
-        mount.readOnly(true);
+        try {
+          await prepare(s);
+          await write(s, acked, 'port');
+        } finally {
+          await s.kill9();
+        }
+        const again = await mustStart(dataDir, env);
+        try {
+          await assertAllThere(again, acked, 'after the port mistake');
+        } finally {
+          await again.stop();
+        }
+      });
+
+      it('a data folder written by a newer Quarry is refused and left as it was', async () => {
+        const { dir: dataDir, acked } = await copyOf(await crashed);
+        const marker = path.join(dataDir, 'quarry-format.json');
+        const original = readFileSync(marker);
+        writeFileSync(marker, '{"format":99,"written_by":"quarry 9.0.0"}\n');
         const before = snapshot(dataDir);
         const refused = await mustRefuse(dataDir, env);
-        assert.match(refused.output, /read-only file system/, refused.output);
-        assertUnchanged(before, dataDir, 'the refused read-only start', true);
-        // A new folder on a read-only disk: the same.
-        const fresh = await mustRefuse(path.join(mount.dir, 'fresh'), env);
-        assert.match(fresh.output, /read-only file system|cannot be used/, fresh.output);
-        mount.readOnly(false);
+        assert.match(refused.output, /written by a newer Quarry \(quarry 9\.0\.0, data format 99\)/, refused.output);
+        assertUnchanged(before, dataDir, 'the refused downgrade', true);
+        writeFileSync(marker, original);
         const again = await mustStart(dataDir, env);
         try {
-          await assertAllThere(again, acked, 'read-write again');
+          await assertAllThere(again, acked, 'back on the version that wrote it');
         } finally {
           await again.stop();
         }
-      } finally {
-        mount.close();
-      }
-    });
+      });
 
-    it('a start on a full disk says so, changes nothing, and starts once space returns', async (t) => {
-      const mount = await mountTmpfs('256m');
-      if (!mount) return t.skip(mountProblem);
-      try {
-        const dataDir = path.join(mount.dir, 'data');
-        const acked = newAcked();
-        const s = await mustStart(dataDir, { ...env, DUCKDB_CHECKPOINT_THRESHOLD: '1GiB' });
-        await prepare(s);
-        for (let i = 0; i < 5; i++) await write(s, acked, `full-${i}`, 200);
-        // kill -9 leaves a log to replay (and checkpoint) at the next start: that needs space.
-        await s.kill9();
-        const filler = fill(mount.dir);
-        const before = snapshot(dataDir);
-        const r = await launch(dataDir, env);
-        if (isRunning(r)) {
-          // An engine that needs no space to start may start; then it must still serve everything.
-          console.log(`# ${engine}: started on a full disk`);
-          await assertAllThere(r, acked, 'started on a full disk');
-          await r.kill9();
-        } else {
-          assert.notEqual(r.code, 0);
-          assert.match(r.output, /disk holding .* is full/, r.output);
-          assert.doesNotMatch(r.output, /unreplayable|moved/, r.output);
-          assertUnchanged(before, dataDir, 'the refused start on a full disk', true);
-        }
-        await rm(filler);
-        const again = await mustStart(dataDir, env);
+      it('a read-only DATA_DIR is refused with a clear message, and nothing in it changes', async (t) => {
+        const mount = await mountTmpfs('256m');
+        if (!mount) return t.skip(mountProblem);
         try {
-          await assertAllThere(again, acked, 'space returned');
+          // Left by kill -9, so the read-only start also finds a log to replay.
+          const { dir: dataDir, acked } = await copyOf(await crashed, path.join(mount.dir, 'data'));
+          mount.readOnly(true);
+          const before = snapshot(dataDir);
+          const refused = await mustRefuse(dataDir, env);
+          assert.match(refused.output, /read-only file system/, refused.output);
+          assertUnchanged(before, dataDir, 'the refused read-only start', true);
+          // A new folder on a read-only disk: the same.
+          const fresh = await mustRefuse(path.join(mount.dir, 'fresh'), env);
+          assert.match(fresh.output, /read-only file system|cannot be used/, fresh.output);
+          mount.readOnly(false);
+          const again = await mustStart(dataDir, env);
+          try {
+            await assertAllThere(again, acked, 'read-write again');
+          } finally {
+            await again.stop();
+          }
         } finally {
-          await again.stop();
+          mount.close();
         }
-      } finally {
-        mount.close();
-      }
-    });
+      });
 
-    if (engine === 'duckdb') duckDbOnly(env);
-  });
-}
+      it('a start on a full disk says so, changes nothing, and starts once space returns', async (t) => {
+        const mount = await mountTmpfs('256m');
+        if (!mount) return t.skip(mountProblem);
+        try {
+          // Left by kill -9: a log to replay (and checkpoint) at the next start, which needs space.
+          const { dir: dataDir, acked } = await copyOf(await crashed, path.join(mount.dir, 'data'));
+          const filler = fill(mount.dir);
+          const before = snapshot(dataDir);
+          const r = await launch(dataDir, env);
+          if (isRunning(r)) {
+            // An engine that needs no space to start may start; then it must still serve everything.
+            console.log(`# ${engine}: started on a full disk`);
+            try {
+              await assertAllThere(r, acked, 'started on a full disk');
+            } finally {
+              await r.kill9();
+            }
+          } else {
+            assert.notEqual(r.code, 0);
+            assert.match(r.output, /disk holding .* is full/, r.output);
+            assert.doesNotMatch(r.output, /unreplayable|moved/, r.output);
+            assertUnchanged(before, dataDir, 'the refused start on a full disk', true);
+          }
+          await rm(filler);
+          const again = await mustStart(dataDir, env);
+          try {
+            await assertAllThere(again, acked, 'space returned');
+          } finally {
+            await again.stop();
+          }
+        } finally {
+          mount.close();
+        }
+      });
+
+      if (engine === 'duckdb') duckDbOnly(env, () => crashed);
+    });
+  }
+});
 
 /** Mistakes that concern DuckDB's own files. */
-function duckDbOnly(env: Record<string, string>): void {
+function duckDbOnly(env: Record<string, string>, crashed: () => Promise<Crashed>): void {
   it('a database file written by a newer DuckDB is refused, and its write-ahead log is not touched', async () => {
-    const dataDir = await tempDir();
-    const acked = newAcked();
-    const s = await mustStart(dataDir, { ...env, DUCKDB_CHECKPOINT_THRESHOLD: '1GiB' });
-    await prepare(s);
-    await write(s, acked, 'duck');
-    await s.kill9();
+    const { dir: dataDir, acked } = await copyOf(await crashed());
     const file = path.join(dataDir, 'quarry.duckdb');
     assert.ok(existsSync(`${file}.wal`), 'the crash left a log');
     const original = readFileSync(file);
@@ -502,13 +607,8 @@ function duckDbOnly(env: Record<string, string>): void {
 
   for (const tail of ['zeros', 'garbage', 'torn'] as const) {
     it(`a write-ahead log with a ${tail} tail: the start succeeds and every whole entry is kept`, async () => {
-      const dataDir = await tempDir();
-      const acked = newAcked();
-      const s = await mustStart(dataDir, { ...env, DUCKDB_CHECKPOINT_THRESHOLD: '1GiB' });
-      await prepare(s);
-      await write(s, acked, `${tail}-a`);
-      await write(s, acked, `${tail}-b`);
-      await s.kill9();
+      const from = await crashed();
+      const { dir: dataDir, acked } = await copyOf(from);
       const wal = path.join(dataDir, 'quarry.duckdb.wal');
       const size = statSync(wal).size;
       let lastBatchCut = false;
@@ -521,7 +621,7 @@ function duckDbOnly(env: Record<string, string>): void {
       }
       const again = await mustStart(dataDir, env);
       try {
-        const expected = lastBatchCut ? { ...acked, events: acked.events.filter((id) => !id.startsWith(`${tail}-b`)) } : acked;
+        const expected = lastBatchCut ? { ...acked, events: acked.events.filter((id) => !id.startsWith(`${from.lastTag}-`)) } : acked;
         await assertAllThere(again, expected, `a ${tail} tail`);
         assert.deepEqual(
           readdirSync(dataDir).filter((f) => f.includes('unreplayable')),

@@ -10,9 +10,7 @@
  *
  * One service per engine for the whole file, with a small response cap and time limit so that
  * RESULT_TOO_LARGE and QUERY_TIMEOUT are reached quickly. The cases are in parity-cases.ts; a case
- * that fails names an engine defect (ClickHouse: record member order, NULL order inside
- * ARRAY_AGG/STRING_AGG, TO_JSON_STRING, CASTs and INT64 overflow that answer instead of failing,
- * engine function names in messages; DuckDB: CAST('1e3' AS INT64)).
+ * that fails names an engine defect.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -2,6 +2,9 @@
  * Fair queries with real deadlines, over HTTP: one token floods the service with slow queries;
  * another token's cheap queries are still answered quickly, and no query is answered later than
  * its time limit (counted from arrival) plus one second.
+ *
+ * The limit is 2.5 s (the flood lasts about that long): the slow queries still take several times
+ * that, so each one meets the deadline.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { type ServiceProcess, spawnService } from '../support/process.ts';
 import { PRIVATE_TOKEN } from '../support/server.ts';
 
-const TIMEOUT_MS = 5000;
+const TIMEOUT_MS = 2500;
 let dir: string;
 // The service runs in its own process, so the 200 clients here do not share its event loop.
 let service: ServiceProcess;
@@ -115,7 +118,9 @@ test("during 200 concurrent slow queries from one token, another token's cheap q
   }
   const latest = Math.max(...results.map((r) => r.ms));
   // As the service measures it, from each request's arrival: at most the limit plus one second.
-  await new Promise((r) => setTimeout(r, 300));
+  // Its request log lines arrive a moment after the answers.
+  const logDeadline = Date.now() + 2000;
+  while (served.length < results.length && Date.now() < logDeadline) await new Promise((r) => setTimeout(r, 10));
   const latestServed = Math.max(...served.filter((r) => r.status !== 200).map((r) => r.ms));
   assert.ok(served.length >= results.length, `request log lines: ${served.length}`);
   assert.ok(latestServed <= TIMEOUT_MS + 1000, `the service answered a query ${latestServed.toFixed(0)} ms after its arrival`);

@@ -132,7 +132,7 @@ test('kill -9 during retention sweeps never loses an event inside the retention 
   const deadline = Date.now() + 10_000;
   let last = await counts();
   while (last.expired > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 25));
     last = await counts();
   }
   assert.deepEqual(last, { recent: RECENT, expired: 0 });

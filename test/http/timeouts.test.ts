@@ -1,6 +1,8 @@
 /**
  * HTTP timeouts over real sockets: slow bodies and slow headers are cut with a 408 in the usual
  * error shape after a bounded time, and idle keep-alive connections are closed.
+ *
+ * The three cases wait on the server's timers, each on connections of its own: they run at once.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -46,7 +48,7 @@ function slowClient(url: string, head: string, dripMs: number, giveUpMs: number)
   });
 }
 
-describe('HTTP timeouts', () => {
+describe('HTTP timeouts', { concurrency: true }, () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500' });

@@ -4,12 +4,15 @@
  * intact, its events readable, and the old tables gone from the event database; a start
  * interrupted half-way through the move finishes it. The same directory started with DATABASE_URL
  * moves its metadata into PostgreSQL.
+ *
+ * The older directory is made once and each case that needs one gets a copy of it; PostgreSQL is
+ * started at the beginning, beside the first case, which does not use it.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -118,6 +121,17 @@ async function legacyDataDir(): Promise<Legacy> {
   return { dataDir, endpointId: endpoint.id, queryToken, revokedToken: revoked.token, sourcesBefore };
 }
 
+let legacyOnce: Promise<Legacy> | undefined;
+
+/** A copy of the older data directory (made on the first call). */
+async function legacyCopy(): Promise<Legacy> {
+  legacyOnce ??= legacyDataDir();
+  const legacy = await legacyOnce;
+  const dataDir = await tempDataDir();
+  cpSync(legacy.dataDir, dataDir, { recursive: true });
+  return { ...legacy, dataDir };
+}
+
 /** Everything the older directory held, through the running service. */
 async function assertCarriedOver(s: TestServer, legacy: Legacy): Promise<void> {
   const { endpointId, queryToken, revokedToken, sourcesBefore } = legacy;
@@ -135,15 +149,21 @@ async function assertCarriedOver(s: TestServer, legacy: Legacy): Promise<void> {
 describe('moving an older data directory forward', () => {
   let dataDir = '';
   let s: TestServer | undefined;
-  let pgServer: TestPostgres | undefined;
+  let pgStarted: Promise<TestPostgres>;
+  before(() => {
+    pgStarted = startTestPostgres();
+    pgStarted.catch(() => undefined);
+  });
   after(async () => {
     await s?.stop();
-    await pgServer?.stop();
+    await (await pgStarted.catch(() => undefined))?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    const made = await legacyOnce?.catch(() => undefined);
+    if (made) await rm(made.dataDir, { recursive: true, force: true });
   });
 
   it('keeps sources, tokens, endpoints and events, and drops the old tables', async () => {
-    const legacy = await legacyDataDir();
+    const legacy = await legacyCopy();
     dataDir = legacy.dataDir;
     const { queryToken, sourcesBefore } = legacy;
     s = await startTestServer({}, dataDir);
@@ -172,10 +192,9 @@ describe('moving an older data directory forward', () => {
 
   it('started with DATABASE_URL, the older directory moves its metadata into PostgreSQL', async () => {
     await rm(dataDir, { recursive: true, force: true });
-    const legacy = await legacyDataDir();
+    const legacy = await legacyCopy();
     dataDir = legacy.dataDir;
-    pgServer = await startTestPostgres();
-    const url = await pgServer.createDatabase('moved');
+    const url = await (await pgStarted).createDatabase('moved');
     s = await startTestServer({ DATABASE_URL: url }, dataDir);
     await assertCarriedOver(s, legacy);
     await s.stop();
@@ -200,8 +219,7 @@ describe('moving an older data directory forward', () => {
     const sourcesBefore = await (await s.fetch('/api/sources')).json();
     await s.stop();
 
-    pgServer ??= await startTestPostgres();
-    const url = await pgServer.createDatabase('from_embedded');
+    const url = await (await pgStarted).createDatabase('from_embedded');
     s = await startTestServer({ DATABASE_URL: url }, dataDir);
     assert.deepEqual(await (await s.fetch('/api/sources')).json(), sourcesBefore);
     assert.equal(((await (await s.fetch(`/api/endpoints/${id}`)).json()) as { name: string }).name, 'single.node');

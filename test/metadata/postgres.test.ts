@@ -2,6 +2,9 @@
  * The shared metadata store on a real PostgreSQL: the same behaviour as the embedded one, plus what
  * several nodes need — concurrent migrations, changes seen by the other node (by notification, or
  * by the version check when a notification is lost), one warmer per cached result, health.
+ *
+ * The groups below use databases of their own on one PostgreSQL and run side by side (each in
+ * order); the two nodes check for changes every 50 ms.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -24,7 +27,7 @@ async function within(ms: number, check: () => boolean): Promise<number> {
   return Date.now() - start;
 }
 
-describe('metadata store: PostgreSQL', () => {
+describe('metadata store: PostgreSQL', { concurrency: true }, () => {
   let server: TestPostgres;
   before(async () => {
     server = await startTestPostgres();
@@ -33,7 +36,7 @@ describe('metadata store: PostgreSQL', () => {
     await server?.stop();
   });
 
-  describe('the common behaviour', () => {
+  describe('the common behaviour', { concurrency: 1 }, () => {
     let url = '';
     before(async () => {
       url = await server.createDatabase('suite');
@@ -55,15 +58,15 @@ describe('metadata store: PostgreSQL', () => {
     for (const o of opened) await o.close();
   });
 
-  describe('two nodes', () => {
+  describe('two nodes', { concurrency: 1 }, () => {
     let url = '';
     let a: MetadataStore;
     let b: MetadataStore;
     const heardByB: MetadataChanges[] = [];
     before(async () => {
       url = await server.createDatabase('nodes');
-      a = await openMetadataStore(await openPostgresMetadata({ url, pollMs: 200 }));
-      b = await openMetadataStore(await openPostgresMetadata({ url, pollMs: 200 }));
+      a = await openMetadataStore(await openPostgresMetadata({ url, pollMs: 50 }));
+      b = await openMetadataStore(await openPostgresMetadata({ url, pollMs: 50 }));
       b.onChange((c) => {
         heardByB.push(c);
       });

@@ -4,6 +4,9 @@
  * Run twice: both nodes on one embedded chDB database (the same data directory: chDB lets any
  * number of sessions in one process share it), and both nodes on one "server" over HTTP, the test
  * front over chDB (test/support/clickhouse-front.ts), the way production runs.
+ *
+ * One PostgreSQL serves both runs (a database each), and the nodes check for changes every 100 ms
+ * (test/support/nodes.ts uses 500 ms).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,28 +16,35 @@ import { after, before, describe, it } from 'node:test';
 import { createEndpoint, ingest, query, type Row } from '../endpoints/http-support.ts';
 import { type ClickHouseFront, startClickHouseFront } from '../support/clickhouse-front.ts';
 import { engines } from '../support/engines.ts';
-import { assertSeededOnce, eventually, jsonPost as json, POLL_MS, revocationReaches } from '../support/nodes.ts';
+import { assertSeededOnce, eventually, jsonPost as json, revocationReaches } from '../support/nodes.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const skip = !engines.includes('clickhouse') && 'chdb is not installed';
 /** One chDB directory for the process (chDB binds one per process); each run has its own database. */
 const chdbDir = skip ? '' : await mkdtemp(path.join(tmpdir(), 'quarry-shared-chdb-'));
+/** METADATA_POLL_MS for these nodes. */
+const POLL_MS = 100;
+/** One PostgreSQL for both runs, each on a database of its own; started once the first run needs it. */
+let postgres: Promise<TestPostgres> | undefined;
+const sharedPostgres = () => {
+  postgres ??= startTestPostgres();
+  return postgres;
+};
 after(async () => {
+  if (postgres) await (await postgres).stop();
   if (chdbDir) await rm(chdbDir, { recursive: true, force: true });
 });
 
 for (const via of ['embedded chDB', 'HTTP'] as const) {
   describe(`two nodes on one ClickHouse (${via}) and one PostgreSQL`, { skip }, () => {
-    let server: TestPostgres;
     let url = '';
     let front: ClickHouseFront | undefined;
     let a: TestServer;
     let b: TestServer;
 
     before(async () => {
-      server = await startTestPostgres();
-      url = await server.createDatabase('quarry');
+      url = await (await sharedPostgres()).createDatabase(via === 'HTTP' ? 'quarry_http' : 'quarry_embedded');
       if (via === 'HTTP') front = await startClickHouseFront({ path: chdbDir });
       const env = {
         DATABASE_URL: url,
@@ -49,7 +59,6 @@ for (const via of ['embedded chDB', 'HTTP'] as const) {
       await a?.close();
       await b?.close();
       await front?.close();
-      await server?.stop();
     });
 
     it('starting together on an empty database makes one copy of the nine sources and the two endpoints', async () => {

@@ -6,6 +6,8 @@
  * printed as a table for docs/API.md; only the answers and the memory bound are asserted.
  *
  *   node --import tsx --test test/security/attack-figures.test.ts
+ *
+ * The engines' services are processes of their own (each measured alone): they run side by side.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,76 +72,78 @@ function resetPeak(pid: number): boolean {
   }
 }
 
-for (const engine of engines) {
-  describe(`${engine}: attacks against a service process with MEMORY_BUDGET ${BUDGET_MIB} MiB (figures)`, () => {
-    let svc: ServiceProcess;
-    let dir: string;
-    let wideId: string;
-    const table: string[] = [];
+describe('attacks against service processes, one per engine, side by side', { concurrency: true }, () => {
+  for (const engine of engines) {
+    describe(`${engine}: attacks against a service process with MEMORY_BUDGET ${BUDGET_MIB} MiB (figures)`, { concurrency: 1 }, () => {
+      let svc: ServiceProcess;
+      let dir: string;
+      let wideId: string;
+      const table: string[] = [];
 
-    async function ask(attack: Attack): Promise<{ status: number; ms: number; code: string | undefined }> {
-      const started = performance.now();
-      const target = attack.endpoint === 'logs.all' ? 'logs.all' : wideId;
-      const r = await fetch(`${svc.url}/api/endpoints/query/${target}`, { method: 'POST', headers, body: JSON.stringify({ sql: attack.sql, project: 'a' }) });
-      const body = (await r.json()) as { error?: { code: string } };
-      return { status: r.status, ms: performance.now() - started, code: body.error?.code };
-    }
-
-    before(async () => {
-      dir = await mkdtemp(path.join(os.tmpdir(), 'quarry-attacks-'));
-      svc = await spawnService(dir, { ...engineEnv(engine), MEMORY_BUDGET: `${BUDGET_MIB}MiB`, LOG_LEVEL: 'error' });
-      const now = Date.now();
-      for (let i = 0; i < ROWS; i += 2000) {
-        const batch = Array.from({ length: 2000 }, (_, j) => ({ id: `own-${i + j}`, timestamp: new Date(now - 60_000 + i + j).toISOString(), message: `m${i + j}`, project: 'a' }));
-        const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
-        const text = await r.text();
-        assert.equal(r.status, 200, text);
+      async function ask(attack: Attack): Promise<{ status: number; ms: number; code: string | undefined }> {
+        const started = performance.now();
+        const target = attack.endpoint === 'logs.all' ? 'logs.all' : wideId;
+        const r = await fetch(`${svc.url}/api/endpoints/query/${target}`, { method: 'POST', headers, body: JSON.stringify({ sql: attack.sql, project: 'a' }) });
+        const body = (await r.json()) as { error?: { code: string } };
+        return { status: r.status, ms: performance.now() - started, code: body.error?.code };
       }
-      for (let i = 0; i < 600; i += 100) {
-        const batch = Array.from({ length: 100 }, (_, j) => ({ id: `big-${i + j}`, timestamp: new Date(now - 30_000 + i + j).toISOString(), message: 'y'.repeat(60_000), project: 'a' }));
-        const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
-        const text = await r.text();
-        assert.equal(r.status, 200, text);
-      }
-      const created = await fetch(`${svc.url}/api/endpoints`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'attacks.wide', query: `with wide as (select event_message, timestamp from \`${SOURCE}\`) select event_message from wide`, sandboxable: true, max_limit: 10_000 }),
-      });
-      const text = await created.text();
-      assert.ok(created.ok, text);
-      wideId = (JSON.parse(text) as { id: string }).id;
-    });
 
-    after(async () => {
-      console.log(`# ${engine}, MEMORY_BUDGET ${BUDGET_MIB} MiB, ${ROWS} rows; at once → answers, slowest answer, probe after, peak RSS (MiB)`);
-      for (const line of table) console.log(`# ${line}`);
-      await svc?.kill9();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
-
-    for (const attack of attacks) {
-      test(`${attack.name}: 1, 2 and 4 at once`, async () => {
-        const cells: string[] = [];
-        const over: string[] = [];
-        for (const n of [1, 2, 4]) {
-          const start = memoryMiB(svc.child.pid as number);
-          const reset = resetPeak(svc.child.pid as number);
-          const answers = await Promise.all(Array.from({ length: n }, () => ask(attack)));
-          const probeStart = performance.now();
-          const probe = await fetch(`${svc.url}/api/endpoints/query/logs.all?sql=${encodeURIComponent('select count(*) as n from edge_logs')}&project=a`, { headers });
-          const probeMs = performance.now() - probeStart;
-          const { peak } = memoryMiB(svc.child.pid as number);
-          for (const a of answers) assert.ok(attack.statuses.includes(a.status), `${attack.name}: ${a.status} ${a.code}`);
-          assert.equal(probe.status, 200);
-          if (reset && peak >= BUDGET_MIB + OVERHEAD_MIB) over.push(`×${n}: peak RSS ${peak} MiB`);
-          const slowest = Math.max(...answers.map((a) => a.ms));
-          const statuses = [...new Set(answers.map((a) => `${a.status}${a.code ? ` ${a.code}` : ''}`))].join(' / ');
-          cells.push(`×${n}: ${statuses}, ${slowest.toFixed(0)} ms, probe ${probeMs.toFixed(0)} ms, peak ${reset ? peak : '?'} (from ${start.rss})`);
+      before(async () => {
+        dir = await mkdtemp(path.join(os.tmpdir(), 'quarry-attacks-'));
+        svc = await spawnService(dir, { ...engineEnv(engine), MEMORY_BUDGET: `${BUDGET_MIB}MiB`, LOG_LEVEL: 'error' });
+        const now = Date.now();
+        for (let i = 0; i < ROWS; i += 2000) {
+          const batch = Array.from({ length: 2000 }, (_, j) => ({ id: `own-${i + j}`, timestamp: new Date(now - 60_000 + i + j).toISOString(), message: `m${i + j}`, project: 'a' }));
+          const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
+          const text = await r.text();
+          assert.equal(r.status, 200, text);
         }
-        table.push(`${attack.name} | ${cells.join(' | ')}`);
-        assert.deepEqual(over, [], `${attack.name} went past MEMORY_BUDGET + ${OVERHEAD_MIB} MiB`);
+        for (let i = 0; i < 600; i += 100) {
+          const batch = Array.from({ length: 100 }, (_, j) => ({ id: `big-${i + j}`, timestamp: new Date(now - 30_000 + i + j).toISOString(), message: 'y'.repeat(60_000), project: 'a' }));
+          const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
+          const text = await r.text();
+          assert.equal(r.status, 200, text);
+        }
+        const created = await fetch(`${svc.url}/api/endpoints`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'attacks.wide', query: `with wide as (select event_message, timestamp from \`${SOURCE}\`) select event_message from wide`, sandboxable: true, max_limit: 10_000 }),
+        });
+        const text = await created.text();
+        assert.ok(created.ok, text);
+        wideId = (JSON.parse(text) as { id: string }).id;
       });
-    }
-  });
-}
+
+      after(async () => {
+        console.log(`# ${engine}, MEMORY_BUDGET ${BUDGET_MIB} MiB, ${ROWS} rows; at once → answers, slowest answer, probe after, peak RSS (MiB)`);
+        for (const line of table) console.log(`# ${line}`);
+        await svc?.kill9();
+        if (dir) await rm(dir, { recursive: true, force: true });
+      });
+
+      for (const attack of attacks) {
+        test(`${attack.name}: 1, 2 and 4 at once`, async () => {
+          const cells: string[] = [];
+          const over: string[] = [];
+          for (const n of [1, 2, 4]) {
+            const start = memoryMiB(svc.child.pid as number);
+            const reset = resetPeak(svc.child.pid as number);
+            const answers = await Promise.all(Array.from({ length: n }, () => ask(attack)));
+            const probeStart = performance.now();
+            const probe = await fetch(`${svc.url}/api/endpoints/query/logs.all?sql=${encodeURIComponent('select count(*) as n from edge_logs')}&project=a`, { headers });
+            const probeMs = performance.now() - probeStart;
+            const { peak } = memoryMiB(svc.child.pid as number);
+            for (const a of answers) assert.ok(attack.statuses.includes(a.status), `${attack.name}: ${a.status} ${a.code}`);
+            assert.equal(probe.status, 200);
+            if (reset && peak >= BUDGET_MIB + OVERHEAD_MIB) over.push(`×${n}: peak RSS ${peak} MiB`);
+            const slowest = Math.max(...answers.map((a) => a.ms));
+            const statuses = [...new Set(answers.map((a) => `${a.status}${a.code ? ` ${a.code}` : ''}`))].join(' / ');
+            cells.push(`×${n}: ${statuses}, ${slowest.toFixed(0)} ms, probe ${probeMs.toFixed(0)} ms, peak ${reset ? peak : '?'} (from ${start.rss})`);
+          }
+          table.push(`${attack.name} | ${cells.join(' | ')}`);
+          assert.deepEqual(over, [], `${attack.name} went past MEMORY_BUDGET + ${OVERHEAD_MIB} MiB`);
+        });
+      }
+    });
+  }
+});

@@ -164,3 +164,30 @@ describe('the function registry in the docs', () => {
     assert.match(section, new RegExp(`\\*\\*${functionNames.length} functions\\*\\*`));
   });
 });
+
+describe('casts (BigQuery conversion rules)', () => {
+  test('a cast BigQuery does not have is refused before anything runs, naming both types', () => {
+    rejects('select cast(timestamp as int64) as x from edge_logs', 'INVALID_QUERY', /^Invalid cast from TIMESTAMP to INT64$/);
+    rejects('select safe_cast(timestamp as int64) as x from edge_logs', 'INVALID_QUERY', /^Invalid cast from TIMESTAMP to INT64$/);
+    rejects('select cast(true as date) as x', 'INVALID_QUERY', /^Invalid cast from BOOL to DATE$/);
+    rejects('select cast(false as timestamp) as x', 'INVALID_QUERY', /^Invalid cast from BOOL to TIMESTAMP$/);
+    rejects('select cast(date(timestamp) as bool) as x from edge_logs', 'INVALID_QUERY', /^Invalid cast from DATE to BOOL$/);
+    rejects('select cast(1 as date) as x', 'INVALID_QUERY', /^Invalid cast from INT64 to DATE$/);
+    rejects('select cast(1.5 as bool) as x', 'INVALID_QUERY', /^Invalid cast from FLOAT64 to BOOL$/);
+    rejects('select cast(true as float64) as x', 'INVALID_QUERY', /^Invalid cast from BOOL to FLOAT64$/);
+    rejects('select cast(1 as bytes) as x', 'INVALID_QUERY', /^Invalid cast from INT64 to BYTES$/);
+    rejects('select cast(metadata as int64) as x from edge_logs', 'INVALID_QUERY', /^Invalid cast from STRUCT to INT64$/);
+    rejects('select struct<d date>(true) as s', 'INVALID_QUERY', /^Invalid cast from BOOL to DATE$/);
+  });
+
+  test('the casts BigQuery has resolve, and records and lists cast to STRING (their JSON text)', () => {
+    const s = selectOf(
+      resolve(`select cast(true as int64) as a, cast(1 as bool) as b, cast(timestamp as date) as c, cast(date(timestamp) as datetime) as d,
+  cast('x' as bytes) as e, cast(1.5 as numeric) as f, cast(metadata as string) as g, cast(null as date) as h, cast(@project as int64) as i from edge_logs`),
+    );
+    assert.deepEqual(
+      s.columns.map((c) => c.expr.type),
+      ['int', 'bool', 'date', 'datetime', 'bytes', 'numeric', 'string', 'date', 'int'].map((t) => ({ k: 'scalar', t })),
+    );
+  });
+});

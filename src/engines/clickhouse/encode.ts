@@ -7,6 +7,7 @@
  * string field that were stored with another type as their text.
  */
 import type { VType } from '../../sql/types.ts';
+import { emptyFields, setOwn } from '../../storage/fields.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
 import type { JsonValue } from '../../query/port.ts';
 import { formatDatetime, parseTime } from '../../time.ts';
@@ -38,15 +39,31 @@ export function encodeValue(value: Raw, type: VType, inList: boolean): JsonValue
       return value.map((v) => encodeValue(v, type.element, true));
     case 'record': {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
-      const obj: { [key: string]: JsonValue } = {};
+      const obj = emptyFields<JsonValue>();
       let any = false;
-      for (const [k, v] of Object.entries(value)) {
-        // Storage's presence marker (src/storage/presence.ts) is never shown.
-        if (k === PRESENCE_KEY) continue;
-        const member = encodeValue(v, type.fields[k] ?? { k: 'unknown' }, false);
+      // The members in the record type's order (the catalogue's, which is the events' order, as
+      // DuckDB's STRUCTs keep it): ClickHouse's JSON type gives them sorted by name.
+      let matched = 0;
+      for (const k in type.fields) {
+        if (!Object.hasOwn(value, k)) continue;
+        matched += 1;
+        const member = encodeValue(value[k], type.fields[k] as VType, false);
         if (member === null) continue;
-        obj[k] = member;
+        setOwn(obj, k, member);
         any = true;
+      }
+      // Members the type does not list (a row stored after the catalogue the query was typed by)
+      // follow, in ClickHouse's order. Storage's presence marker (src/storage/presence.ts) is never shown.
+      let members = 0;
+      for (const k in value) if (k !== PRESENCE_KEY) members += 1;
+      if (members > matched) {
+        for (const k in value) {
+          if (k === PRESENCE_KEY || Object.hasOwn(type.fields, k)) continue;
+          const member = encodeValue(value[k], { k: 'unknown' }, false);
+          if (member === null) continue;
+          setOwn(obj, k, member);
+          any = true;
+        }
       }
       // A STRUCT value is an object; a record nested in an event is BigQuery's one-element
       // REPEATED RECORD, an array (an absent one, an empty sub-object here, is NULL).

@@ -44,10 +44,31 @@ export function intervalFunction(unit: DatePart): string | undefined {
   return INTERVALS[unit];
 }
 
-/** String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. */
-export function stringToTimestamp(sql: string, safe = false): string {
-  return `${safe ? 'parseDateTime64BestEffortOrNull' : 'parseDateTime64BestEffort'}(${sql}, 6, 'UTC')`;
+/**
+ * The text a STRING → TIMESTAMP reads (RE2): a date, then optionally a time (`T` or spaces, then
+ * `H:M[:S[.fraction]]`), then optionally `Z`, `UTC` or an offset `±HH[[:]MM]`, as DuckDB reads it.
+ * Groups: hour, minute, second.
+ */
+const TIMESTAMP_TEXT = '^\\s*\\d{4}-\\d{1,2}-\\d{1,2}(?:(?:[Tt]|\\s+)(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:\\.\\d+)?)?)?\\s*(?:[Zz]|UTC|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
+
+/**
+ * String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. parseDateTime64BestEffort
+ * refuses a day the month does not have, but reads much else: `12` as the 12th of this month, hour
+ * 25 as the next day's 1 o'clock. So the text must have TIMESTAMP_TEXT's form and its time fields
+ * their ranges, else the query fails (`safe`: NULL), as on DuckDB.
+ */
+export function stringToTimestamp(sql: string, safe = false, type = 'TIMESTAMP'): string {
+  const groups = `extractGroups(ifNull(${sql}, ''), ${quoteString(TIMESTAMP_TEXT)})`;
+  const field = (i: number) => `toInt32OrZero(arrayElement(${groups}, ${i}))`;
+  const ok = `(notEmpty(${groups}) AND ${field(1)} <= 23 AND ${field(2)} <= 59 AND ${field(3)} <= 59)`;
+  if (safe) return `if(${ok}, parseDateTime64BestEffortOrNull(${sql}, 6, 'UTC'), NULL)`;
+  // throwIf gives 0 unless the row fails; the parse itself refuses text that is not a time at all.
+  const message = quoteString(`a value could not be converted to ${type}`);
+  return `addMicroseconds(parseDateTime64BestEffort(${sql}, 6, 'UTC'), throwIf(NOT (isNull(${sql}) OR ${ok}), ${message}))`;
 }
+
+/** What stringToTimestamp emits. */
+export const STRING_TO_TIMESTAMP_EMITS = ['extractGroups', 'ifNull', 'toInt32OrZero', 'arrayElement', 'notEmpty', 'and', 'or', 'not', 'lessOrEquals', 'if', 'isNull', 'parseDateTime64BestEffort', 'parseDateTime64BestEffortOrNull', 'addMicroseconds', 'throwIf'];
 
 function part(call: RFunc, i: number): DatePart {
   const a = call.args[i];
@@ -239,15 +260,23 @@ const windowOnly = (name: string): Translation => t([name], (call, _args, ctx) =
  * The values of an aggregate as an array, NULLs kept (groupArray skips NULL values, so each value
  * travels in a tuple), DISTINCT and an `ORDER BY` inside the call applied.
  */
-function collect(call: RFunc, x: string, keys: readonly { sql: string; desc: boolean }[]): string {
+function collect(call: RFunc, x: string, keys: readonly OrderKey[]): string {
   const group = call.distinct ? 'groupUniqArray' : 'groupArray';
   if (keys.length === 0) return `arrayMap(t -> t.1, ${group}(tuple(${x})))`;
   const tuple = `tuple(${[x, ...keys.map((k) => k.sql)].join(', ')})`;
-  const sort = keys[0]!.desc ? 'arrayReverseSort' : 'arraySort';
-  return `arrayMap(t -> t.1, ${sort}(t -> tuple(${keys.map((_, i) => `t.${i + 2}`).join(', ')}), ${group}(${tuple})))`;
+  const desc = keys[0]!.desc;
+  const sort = desc ? 'arrayReverseSort' : 'arraySort';
+  // arraySort and arrayReverseSort both put NULLs last; a key whose NULLs come first (BigQuery's
+  // default ascending) is sorted after its NULL test, which puts them first.
+  const sortKeys = keys.map((k, i) => {
+    const key = `t.${i + 2}`;
+    if (!k.nullsFirst) return key;
+    return desc ? `isNull(${key}), ${key}` : `isNotNull(${key}), ${key}`;
+  });
+  return `arrayMap(t -> t.1, ${sort}(t -> tuple(${sortKeys.join(', ')}), ${group}(${tuple})))`;
 }
 
-const COLLECT = ['groupArray', 'groupUniqArray', 'arrayMap', 'arraySort', 'arrayReverseSort', 'tuple', 'tupleElement', 'lambda'];
+const COLLECT = ['groupArray', 'groupUniqArray', 'arrayMap', 'arraySort', 'arrayReverseSort', 'tuple', 'tupleElement', 'lambda', 'isNull', 'isNotNull'];
 
 /** The whole partition, whatever the ORDER BY. */
 const WHOLE_PARTITION: WindowFrame = Object.freeze({
@@ -294,13 +323,14 @@ function generate(kind: 'timestamp' | 'date' | 'int'): Translation {
 
 /** JSON_VALUE / JSON_QUERY with a constant `$.a.b[0]` path. */
 function jsonPath(scalarOnly: boolean): Translation {
-  return t(['JSONType', 'JSONExtractString', 'JSONExtractRaw', 'if', 'in'], (call, [doc]) => {
+  return t(['JSONType', 'JSONExtractString', 'JSONExtractRaw', 'if', 'in', 'toString'], (call, [doc]) => {
     const p = call.args[1];
     const path = p?.kind === 'literal' && p.value.type === 'string' ? p.value.value : '$';
     const keys = [...path.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)|\.`([^`]*)`|\[(\d+)\]/g)].map((m) =>
       m[3] !== undefined ? String(Number(m[3]) + 1) : quoteString(m[1] ?? m[2] ?? ''),
     );
-    const args = [doc!.sql, ...keys].join(', ');
+    // A record is read as its JSON text (JSONType and JSONExtract* take text).
+    const args = [doc!.type.k === 'record' ? `toString(${doc!.sql})` : doc!.sql, ...keys].join(', ');
     if (!scalarOnly) return `if(JSONType(${args}) IN ('Object', 'Array'), JSONExtractRaw(${args}), NULL)`;
     return `if(JSONType(${args}) IN ('Object', 'Array', 'Null'), NULL, if(JSONType(${args}) = 'String', JSONExtractString(${args}), JSONExtractRaw(${args})))`;
   });
@@ -490,13 +520,13 @@ const translations: FunctionTable = {
   format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) => formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined)),
   format_date: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_date', d!.sql, d!.sql, false)),
   format_datetime: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_datetime', d!.sql, d!.sql, false)),
-  datetime: t(['toDateTime64', 'toString', 'makeDateTime64', 'parseDateTime64BestEffort'], (_c, args) => {
+  datetime: t(['toDateTime64', 'toString', 'makeDateTime64', ...STRING_TO_TIMESTAMP_EMITS], (_c, args) => {
     const [x, tz] = args;
     if (args.length === 6) return `makeDateTime64(${args.map((a) => a.sql).join(', ')}, 0, 6, 'UTC')`;
     if (tz) return tzConvert(x!.sql, tz.sql);
-    return isScalar(x!.type, 'string') ? stringToTimestamp(x!.sql) : `toDateTime64(${x!.sql}, 6, 'UTC')`;
+    return isScalar(x!.type, 'string') ? stringToTimestamp(x!.sql, false, 'DATETIME') : `toDateTime64(${x!.sql}, 6, 'UTC')`;
   }),
-  timestamp: t(['toDateTime64', 'toString', 'parseDateTime64BestEffort', 'toTimeZone'], (_c, [x, tz]) => {
+  timestamp: t(['toDateTime64', 'toString', 'toTimeZone', ...STRING_TO_TIMESTAMP_EMITS], (_c, [x, tz]) => {
     if (tz) {
       // The text (or DATETIME) is wall-clock time in `tz`.
       const text = isScalar(x!.type, 'string') ? x!.sql : `toString(${x!.sql})`;
@@ -601,9 +631,16 @@ const valueGuard: GuardSpelling = {
 
 export const clickHouseFunctions: FunctionTable = withValueGuards(translations, valueGuard);
 
+/** An ORDER BY key inside an aggregate, printed. */
+interface OrderKey {
+  sql: string;
+  desc: boolean;
+  nullsFirst: boolean;
+}
+
 /** The ORDER BY keys inside an aggregate, printed; one direction for all (arraySort sorts one way). */
-function orderKeys(call: RFunc, ctx: FunctionContext): { sql: string; desc: boolean }[] {
-  const keys = call.orderBy.map((o) => ({ sql: ctx.print(o.expr), desc: o.desc }));
+function orderKeys(call: RFunc, ctx: FunctionContext): OrderKey[] {
+  const keys = call.orderBy.map((o) => ({ sql: ctx.print(o.expr), desc: o.desc, nullsFirst: o.nulls === 'first' }));
   if (keys.some((k) => k.desc !== keys[0]!.desc)) {
     throw new QuarryError('QUERY_NOT_ALLOWED', `${call.name.toUpperCase()} ordered both ascending and descending is not supported on the ClickHouse engine`);
   }

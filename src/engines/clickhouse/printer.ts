@@ -38,9 +38,9 @@ import type { RExpr, RFactor, RQuery, RSelect, RSetExpr } from '../../sql/resolv
 import { assertNever, holdsRecord, isScalar, scalar, type VType } from '../../sql/types.ts';
 import { PRESENCE_JSON_PATTERN, PRESENCE_KEY } from '../../storage/presence.ts';
 import type { Catalog } from '../../storage/schema.ts';
-import { type ColumnExpr, RecordOrigins, recordTextCall } from '../record-presence.ts';
+import { type ColumnExpr, RecordOrigins, recordsInText, recordTextCall } from '../record-presence.ts';
 import { quoteIdent, quoteString } from './quote.ts';
-import { clickHouseFunctions, intervalFunction, stringToTimestamp, tableEmits } from './printer-functions.ts';
+import { clickHouseFunctions, intervalFunction, STRING_TO_TIMESTAMP_EMITS, stringToTimestamp, tableEmits } from './printer-functions.ts';
 import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
 import { arrayOf, clickHouseType } from './types.ts';
 
@@ -97,7 +97,8 @@ const printerEmits: readonly string[] = [
   'tupleElement', 'arrayJoin', 'arrayResize', 'arrayElement', 'arrayElementOrNull', 'empty', 'JSONAllPaths', 'exists',
   'lambda', 'toIntervalMicrosecond', 'toIntervalMillisecond', 'toIntervalSecond', 'toIntervalMinute', 'toIntervalHour',
   'toIntervalDay', 'toIntervalWeek', 'toIntervalMonth', 'toIntervalQuarter', 'toIntervalYear', 'toTimeZone', 'round',
-  'replaceRegexpAll',
+  'replaceRegexpAll', 'accurateCast', 'trimBoth', 'abs', 'trunc', 'sign', 'extractGroups', 'toInt32OrZero', 'arrayElement', 'makeDate32',
+  'toYear', 'toMonth', 'toDayOfMonth', 'throwIf', 'isNull', ...STRING_TO_TIMESTAMP_EMITS,
 ];
 
 /** Every function a generated statement may contain (the lock-down's allow-list). */
@@ -127,6 +128,39 @@ const conversions: Readonly<Record<CastType, (x: string) => string>> = {
   date: (x) => `toDate32(${x})`,
   bytes: (x) => `toString(${x})`,
 };
+
+/**
+ * Text → a number, for a value known not to be NULL: what the text does not hold (`1e3` for an
+ * INT64, a value past its range) fails the query.
+ */
+const numberFromText: Readonly<Partial<Record<CastType, (x: string) => string>>> = {
+  int64: (x) => `accurateCast(${x}, 'Int64')`,
+  float64: (x) => `toFloat64(${x})`,
+  numeric: (x) => `toDecimal128(${x}, 9)`,
+};
+
+/** BigQuery's date text, `YYYY-[M]M-[D]D`, between spaces. */
+const DATE_TEXT = '^\\s*(\\d{4})-(\\d{1,2})-(\\d{1,2})\\s*$';
+
+/** What a CAST of text that is not a date (or not one Date32 holds) fails with. */
+export const DATE_TEXT_ERROR = 'a value could not be converted to DATE, a real date written YYYY-MM-DD, from 1900-01-01 to 2299-12-31 on this engine';
+
+/**
+ * Text → DATE, strictly: BigQuery's date text naming a real date (toDate32 would clamp
+ * `2026-13-45` to 1900-01-01, and reads other text as NULL or a time's date). The date is built
+ * from the text's fields, and read back to check it is the one they name (makeDate32 rolls
+ * 2026-02-30 over to March, and gives 1970-01-01 outside Date32). Text that is not such a date
+ * fails the query; SAFE_CAST gives NULL.
+ */
+function stringToDate(x: string, safe: boolean): string {
+  const groups = `extractGroups(ifNull(${x}, ''), ${quoteString(DATE_TEXT)})`;
+  const [y, m, d] = [1, 2, 3].map((i) => `toInt32OrZero(arrayElement(${groups}, ${i}))`) as [string, string, string];
+  const date = `makeDate32(${y}, ${m}, ${d})`;
+  const ok = `(toYear(${date}) = ${y} AND toMonth(${date}) = ${m} AND toDayOfMonth(${date}) = ${d})`;
+  if (safe) return `if(${ok}, ${date}, NULL)`;
+  // throwIf gives 0 unless the row fails; the guard holds for a NULL whatever is evaluated first.
+  return `if(isNull(${x}), NULL, ${date} + throwIf(NOT (isNull(${x}) OR ${ok}), ${quoteString(DATE_TEXT_ERROR)}))`;
+}
 
 /** A parameter the generator was not told about: a string or NULL, as the semantic pass types it. */
 const UNTYPED_PLACEHOLDER = 'Nullable(String)';
@@ -181,16 +215,33 @@ export class ClickHousePrinter extends SqlPrinter {
   }
 
   private castValue(x: Printed, to: CastType, safe: boolean): string {
-    if ((to === 'timestamp' || to === 'datetime') && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
+    if (isScalar(x.type, 'string')) {
+      if (to === 'timestamp' || to === 'datetime') return stringToTimestamp(x.sql, safe, to === 'datetime' ? 'DATETIME' : 'TIMESTAMP');
+      if (to === 'date') return stringToDate(x.sql, safe);
+      const number = numberFromText[to];
+      if (number !== undefined) {
+        // BigQuery reads the number between spaces; ClickHouse's conversions refuse them.
+        if (safe) return `accurateCastOrNull(trimBoth(${x.sql}), ${quoteString(castTypes[to])})`;
+        // A Nullable(String)'s conversion answers NULL for text that is not a number: the value is
+        // converted apart from its NULL, so that such text fails the query (as on DuckDB).
+        return `if(isNull(${x.sql}), NULL, ${number(`trimBoth(ifNull(${x.sql}, '0'))`)})`;
+      }
+    }
     if (to === 'string' && (isScalar(x.type, 'timestamp') || isScalar(x.type, 'datetime'))) {
       // As DuckDB prints a TIMESTAMP: seconds, then the fraction only when there is one.
       return `if(toMicrosecond(${x.sql}) = 0, formatDateTime(${x.sql}, '%Y-%m-%d %H:%i:%S'), replaceRegexpOne(toString(${x.sql}), '0+$', ''))`;
     }
+    // BigQuery rounds a float to an integer half away from zero (ClickHouse's round() goes to the
+    // even one), and a value past INT64 (or NaN, ±inf) fails, where toInt64() would wrap it.
+    if (to === 'int64' && isScalar(x.type, 'float')) {
+      const whole = `if(abs(${x.sql} - trunc(${x.sql})) >= 0.5, trunc(${x.sql}) + sign(${x.sql}), trunc(${x.sql}))`;
+      return safe ? `accurateCastOrNull(${whole}, 'Int64')` : `accurateCast(${whole}, 'Nullable(Int64)')`;
+    }
     if (safe) return `accurateCastOrNull(${x.sql}, ${quoteString(castTypes[to])})`;
     // A NULL of no type yet (a NULL parameter) becomes a NULL of that type; to<Type>() would keep it untyped.
     if (x.type.k === 'unknown') return `CAST(${x.sql} AS Nullable(${castTypes[to]}))`;
-    // BigQuery rounds a float to an integer (half away from zero); ClickHouse would truncate.
-    if (to === 'int64' && (isScalar(x.type, 'float') || isScalar(x.type, 'numeric'))) return `toInt64(round(${x.sql}))`;
+    // A NUMERIC rounds half away from zero; past INT64 it fails (DECIMAL_OVERFLOW).
+    if (to === 'int64' && isScalar(x.type, 'numeric')) return `toInt64(round(${x.sql}))`;
     return conversions[to](x.sql);
   }
 
@@ -321,6 +372,13 @@ export class ClickHousePrinter extends SqlPrinter {
   // Expressions that need their operands' types
 
   override expr(e: RExpr): string {
+    // ClickHouse reads an absent record as an empty object: text made of one is NULL, as on DuckDB.
+    const records = recordsInText(e);
+    if (records.length > 0) return `if(${records.map((r) => this.present(r)).join(' AND ')}, ${this.exprText(e)}, NULL)`;
+    return this.exprText(e);
+  }
+
+  private exprText(e: RExpr): string {
     switch (e.kind) {
       case 'column':
         return this.printColumn(e);
@@ -343,8 +401,12 @@ export class ClickHousePrinter extends SqlPrinter {
       case 'func':
         // A record's JSON text without storage's presence markers.
         return recordTextCall(e) ? withoutPresence(super.expr(e)) : super.expr(e);
-      case 'binary':
-        return e.op === '||' && (holdsRecord(e.left.type) || holdsRecord(e.right.type)) ? withoutPresence(super.expr(e)) : super.expr(e);
+      case 'binary': {
+        if (e.op !== '||' || !(holdsRecord(e.left.type) || holdsRecord(e.right.type))) return super.expr(e);
+        // A record's text as a cast writes it (concat's own conversion escapes `/`).
+        const text = (x: RExpr) => (holdsRecord(x.type) ? `toString(${this.expr(x)})` : this.expr(x));
+        return withoutPresence(`concat(${text(e.left)}, ${text(e.right)})`);
+      }
       case 'struct': {
         const types = e.fields.map((f) => `${this.quoteIdent(f.name)} ${clickHouseType(f.value.type)}`);
         return `CAST(tuple(${e.fields.map((f) => this.expr(f.value)).join(', ')}) AS Tuple(${types.join(', ')}))`;

@@ -15,6 +15,7 @@
 import { children, type RExpr, type RFrom, type RQuery, type RSelect, type RSetExpr } from '../../sql/resolved.ts';
 import { assertNever, scalar, type VType } from '../../sql/types.ts';
 import { PRESENCE_KEY } from '../../storage/presence.ts';
+import { recordsInText } from '../record-presence.ts';
 
 type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 
@@ -106,8 +107,11 @@ export function planPushdown(root: RQuery, marked: (record: ColumnExpr) => boole
     (e) => {
       // A presence test reads the record's marker (src/storage/presence.ts), a Bool path like any
       // other scalar, where the record is stored with markers.
-      if (e.kind === 'present' && e.value.kind === 'column' && e.value.from.kind === 'cte' && e.value.column !== undefined && marked(e.value)) {
-        uses.push({ ...e.value, fields: [...e.value.fields, PRESENCE_KEY], type: scalar('bool') });
+      // So does text made of a record (its presence decides whether the text is NULL).
+      for (const record of e.kind === 'present' ? [e.value] : recordsInText(e)) {
+        if (record.kind === 'column' && record.from.kind === 'cte' && record.column !== undefined && marked(record)) {
+          uses.push({ ...record, fields: [...record.fields, PRESENCE_KEY], type: scalar('bool') });
+        }
       }
       // Scalars only: they are read cast to a concrete type. A list or record path stays a dynamic
       // value, which ClickHouse cannot, e.g., join a correlated subquery on.

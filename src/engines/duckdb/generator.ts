@@ -81,6 +81,9 @@ export const printerEmits: readonly string[] = [
   '!~~',
   // A record cast to STRING or joined with `||` (recordJson).
   ...RECORD_JSON_EMITS,
+  // Casts: a DATE's text checked first (DATE_TEXT), a float rounded half away from zero.
+  'regexp_extract',
+  'round',
 ];
 
 const castTypes: Readonly<Record<CastType, string>> = {
@@ -94,6 +97,9 @@ const castTypes: Readonly<Record<CastType, string>> = {
   date: 'DATE',
   bytes: 'BLOB',
 };
+
+/** BigQuery's date text, `YYYY-[M]M-[D]D`, between spaces (RE2); DuckDB's cast then checks the day. */
+const DATE_TEXT = '^\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\\s*$';
 
 export class DuckDbPrinter extends SqlPrinter {
   readonly capabilities: Capabilities = duckDbCapabilities;
@@ -130,10 +136,20 @@ export class DuckDbPrinter extends SqlPrinter {
   }
 
   protected override cast(x: Printed, to: CastType, safe: boolean): string {
-    if (to === 'timestamp' && isScalar(x.type, 'string')) return stringToTimestamp(x.sql, safe);
+    const c = safe ? 'TRY_CAST' : 'CAST';
+    if (isScalar(x.type, 'string')) {
+      if (to === 'timestamp') return stringToTimestamp(x.sql, safe);
+      // DuckDB reads more as a DATE than BigQuery does (`2026-01-05 10:00:00`, `2026-01-05 garbage`):
+      // the text is BigQuery's date text or '' (no match), which the cast refuses (SAFE_CAST: NULL).
+      // One call, so `x` is computed once. (Not done for INT64, where DuckDB also reads `1e3` and
+      // `1.5`: the check would cost Studio's per-row casts of JSON numbers about half again.)
+      if (to === 'date') return `${c}(regexp_extract(${x.sql}, ${this.stringLiteral(DATE_TEXT)}) AS DATE)`;
+    }
+    // BigQuery rounds a float to an integer half away from zero; DuckDB's cast goes to the even one.
+    if (to === 'int64' && isScalar(x.type, 'float')) return `${c}(round(${x.sql}) AS BIGINT)`;
     // A record as text is its JSON without NULL members (recordJson), never DuckDB's STRUCT text.
     if (to === 'string' && holdsRecord(x.type)) return this.recordText(x);
-    return `${safe ? 'TRY_CAST' : 'CAST'}(${x.sql} AS ${castTypes[to]})`;
+    return `${c}(${x.sql} AS ${castTypes[to]})`;
   }
 
   protected override numberLiteral(text: string, type: VType): string {

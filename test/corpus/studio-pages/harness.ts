@@ -3,6 +3,9 @@
  * Supabase sources (their schemas grow from the events, as in production), then each template sent
  * to `logs.all` as a caller `sql` with Studio's parameters, on every engine (a service per engine).
  * Expected rows are written from the fixture by hand or plain code, never from an engine.
+ *
+ * The engines' services run side by side (each case only reads), and on each a few cases at a time
+ * (the service queues what its per-token limit does not run at once).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -69,17 +72,23 @@ export async function runCase(s: TestServer, c: PageCase): Promise<void> {
   else assert.deepEqual(actual, c.expect);
 }
 
-/** One describe per engine: a service started on it, `fixture` ingested, every case run. */
+/** Cases run at once on one service: its per-token limit runs two, the rest wait their turn. */
+const CASES_AT_ONCE = 4;
+
+/** One describe per engine, side by side: a service started on it, `fixture` ingested, every case run. */
 export function pageCorpus(title: string, fixture: Fixture, cases: readonly PageCase[]): void {
-  for (const engine of engines) {
-    describe(`${title} on ${engine}`, () => {
-      let s: TestServer;
-      before(async () => {
-        s = await startTestServer(engineEnv(engine));
-        for (const [source, events] of Object.entries(fixture)) if (events.length > 0) await ingest(s, source, events);
+  describe(title, { concurrency: true }, () => {
+    for (const engine of engines) {
+      describe(`${title} on ${engine}`, { concurrency: CASES_AT_ONCE }, () => {
+        let s: TestServer;
+        before(async () => {
+          s = await startTestServer(engineEnv(engine));
+          // The sources are independent: ingested at once.
+          await Promise.all(Object.entries(fixture).map(([source, events]) => (events.length > 0 ? ingest(s, source, events) : undefined)));
+        });
+        after(() => s.close());
+        for (const c of cases) test(c.name, () => runCase(s, c));
       });
-      after(() => s.close());
-      for (const c of cases) test(c.name, () => runCase(s, c));
-    });
-  }
+    }
+  });
 }

@@ -1,0 +1,462 @@
+/**
+ * The test runner (docs/TESTING.md): `npm test` and `npm run test:fast`.
+ *
+ *   node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N]
+ *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]
+ *
+ * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts);
+ * every other file runs in a process of its own (`node --import tsx --test-reporter=spec FILE`).
+ * The unit process and the integration files share a pool of `--jobs` processes (default 2, the
+ * cores of the reference machine); then the system tier: its files that do not measure the
+ * machine `--system-jobs` at a time (default 1), then each `alone` file with nothing beside it.
+ *
+ * A file that passes prints one line; a file that fails prints its whole spec output (the unit
+ * process: its "failing tests" list, each with the `test at FILE:LINE` that names it). Exit code 1
+ * when any test fails or any process ends badly. The environment passes through to every test
+ * process (QUARRY_TEST_ENGINES=duckdb narrows the engines). Filters: FILE-OR-FOLDER arguments keep
+ * the files whose path contains one of them; --test-name-pattern is given to every test process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { filesOf, type Tier, testFiles } from '../test/tiers.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+interface Options {
+  tier: 'all' | 'fast' | Tier;
+  jobs: number;
+  systemJobs: number;
+  namePatterns: string[];
+  filters: string[];
+  verbose: boolean;
+  list: boolean;
+}
+
+function usage(message: string): never {
+  console.error(`${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) usage(`${flag} needs a value`);
+      return v;
+    };
+    const count = (): number => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1) usage(`${flag} must be a whole number ≥ 1`);
+      return n;
+    };
+    switch (flag) {
+      case '--tier': {
+        const t = value();
+        if (!['all', 'fast', 'unit', 'integration', 'system'].includes(t)) usage(`unknown tier ${t}`);
+        o.tier = t as Options['tier'];
+        break;
+      }
+      case '--jobs':
+        o.jobs = count();
+        break;
+      case '--system-jobs':
+        o.systemJobs = count();
+        break;
+      case '--test-name-pattern':
+        o.namePatterns.push(value());
+        break;
+      case '--verbose':
+        o.verbose = true;
+        break;
+      case '--list':
+        o.list = true;
+        break;
+      case '--help':
+      case '-h':
+        usage('');
+        break;
+      default:
+        if (flag.startsWith('-')) usage(`unknown option ${flag}`);
+        o.filters.push(path.relative(root, path.resolve(arg)) || '.');
+    }
+  }
+  return o;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+
+/** Every *.test.ts under test/, relative to the repository root, sorted. */
+function discover(): string[] {
+  return readdirSync(path.join(root, 'test'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+// ---- durations of earlier runs: the longest files start first, so none is left running alone at the end.
+
+const timesFile = path.join(root, 'node_modules/.cache/quarry-test/durations.json');
+
+function readTimes(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+function writeTimes(times: Record<string, number>): void {
+  try {
+    mkdirSync(path.dirname(timesFile), { recursive: true });
+    const kept = Object.keys(times).filter((f) => existsSync(path.join(root, f)));
+    writeFileSync(timesFile, `${JSON.stringify(times, kept.sort(), 1)}\n`);
+  } catch {
+    // only an ordering hint
+  }
+}
+
+// ---- output
+
+const color = process.stdout.isTTY && process.env.NO_COLOR === undefined;
+const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+const green = (s: string) => paint('32', s);
+const red = (s: string) => paint('31', s);
+const dim = (s: string) => paint('2', s);
+const bold = (s: string) => paint('1', s);
+const stripAnsi = (s: string) => stripVTControlCharacters(s);
+
+const started = performance.now();
+const clock = (ms = performance.now() - started): string => {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+interface Counts {
+  tests: number;
+  pass: number;
+  fail: number;
+  cancelled: number;
+  skipped: number;
+  todo: number;
+}
+
+const zero = (): Counts => ({ tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
+
+function add(a: Counts, b: Counts): void {
+  for (const k of Object.keys(a) as (keyof Counts)[]) a[k] += b[k];
+}
+
+/** The counts of the spec reporter's closing summary (`ℹ tests 12` …), or undefined when it never printed one. */
+function summary(output: string): Counts | undefined {
+  const c = zero();
+  let seen = false;
+  for (const m of stripAnsi(output).matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) {
+    c[m[1] as keyof Counts] += Number(m[2]);
+    seen = true;
+  }
+  return seen ? c : undefined;
+}
+
+// ---- processes
+
+const running = new Set<ChildProcess>();
+let interrupted = false;
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    for (const child of running) killGroup(child);
+    console.log(red(`\n${signal}: stopped the running test processes`));
+    process.exit(130);
+  });
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** A process that takes longer than this is stopped and counts as failed (QUARRY_TEST_FILE_TIMEOUT, seconds). */
+const fileTimeoutMs = Number(process.env.QUARRY_TEST_FILE_TIMEOUT ?? 1200) * 1000;
+
+interface Outcome {
+  ok: boolean;
+  output: string;
+  ms: number;
+  counts: Counts;
+  /** Why the process failed apart from failing tests. */
+  problem?: string;
+}
+
+/**
+ * Runs `node --import tsx --test-reporter=spec …args` in a process group of its own (so a timeout
+ * stops what it spawned too), its stdout and stderr collected; `onLine` sees each stdout line.
+ */
+function runNode(args: string[], opts: Options, onLine?: (line: string) => void): Promise<Outcome> {
+  const t0 = performance.now();
+  const patterns = opts.namePatterns.flatMap((p) => ['--test-name-pattern', p]);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}) };
+  delete env.NODE_TEST_CONTEXT;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...patterns, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  running.add(child);
+  let output = '';
+  let pending = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    output += chunk;
+    if (opts.verbose) process.stdout.write(chunk);
+    if (onLine) {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(stripAnsi(line));
+    }
+  });
+  child.stderr.on('data', (chunk: string) => {
+    output += chunk;
+    if (opts.verbose) process.stderr.write(chunk);
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, fileTimeoutMs);
+  // Whatever the file spawned and left behind goes with it (a leftover holding the output pipes
+  // open would otherwise keep 'close' from coming).
+  child.on('exit', () => setTimeout(() => killGroup(child), 1000).unref());
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      killGroup(child);
+      if (onLine && pending !== '') onLine(stripAnsi(pending));
+      const counts = summary(output);
+      const problem = timedOut
+        ? `stopped after ${fileTimeoutMs / 1000} s (QUARRY_TEST_FILE_TIMEOUT)`
+        : counts === undefined
+          ? `ended (${signal ?? `exit ${code}`}) without a test summary`
+          : code !== 0 && counts.fail === 0
+            ? `exit ${code ?? signal} with no failing test`
+            : undefined;
+      const c = counts ?? zero();
+      if (problem !== undefined) c.fail += 1;
+      resolve({ ok: code === 0 && problem === undefined, output, ms: performance.now() - t0, counts: c, ...(problem === undefined ? {} : { problem }) });
+    });
+  });
+}
+
+// ---- jobs
+
+interface Job {
+  /** What the progress line names: a file, or "unit tier (N files in one process)". */
+  label: string;
+  tier: Tier;
+  files: string[];
+  run(): Promise<Outcome>;
+}
+
+interface Result {
+  job: Job;
+  outcome: Outcome;
+}
+
+const results: Result[] = [];
+const times = readTimes();
+
+function report(job: Job, outcome: Outcome, place: string): void {
+  results.push({ job, outcome });
+  if (job.files.length === 1) times[job.files[0] as string] = Math.round(outcome.ms);
+  const c = outcome.counts;
+  const extra = [c.skipped ? `${c.skipped} skipped` : '', c.todo ? `${c.todo} todo` : '', c.fail ? red(`${c.fail} failed`) : ''].filter(Boolean).join(', ');
+  const mark = outcome.ok ? green('✔') : red('✖');
+  console.log(`${mark} ${job.label}  ${dim(`${plural(c.tests, 'test')}${extra ? `, ${extra}` : ''}, ${secs(outcome.ms)}`)}  ${dim(`[${place}, ${clock()}]`)}`);
+  if (!outcome.ok) {
+    if (outcome.problem) console.log(red(`  ${job.label}: ${outcome.problem}`));
+    if (job.tier !== 'unit' && !opts.verbose) {
+      console.log(dim(`---- output of ${job.label} ----`));
+      console.log(outcome.output.trimEnd());
+      console.log(dim(`---- end of ${job.label} ----`));
+    }
+  }
+}
+
+function fileJob(file: string, tier: Tier, opts: Options): Job {
+  return { label: file, tier, files: [file], run: () => runNode([file], opts) };
+}
+
+function unitJob(files: string[], opts: Options): Job {
+  const job: Job = {
+    label: `unit tier (${files.length} files in one process)`,
+    tier: 'unit',
+    files,
+    run: async () => {
+      // Per-file progress from the spec output: a file's suite closes at column 0.
+      const seen = new Set<string>();
+      const outcome = await runNode(['scripts/test-in-one-process.ts', ...files], opts, (line) => {
+        const m = /^([✔✖﹣]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)/.exec(line);
+        if (m === null || seen.has(m[2] as string) || opts.verbose) return;
+        seen.add(m[2] as string);
+        const mark = m[1] === '✖' ? red('✖') : green('✔');
+        console.log(`  ${mark} ${m[2]}  ${dim(`${secs(Number(m[3]))}  [unit ${seen.size}/${files.length}, ${clock()}]`)}`);
+      });
+      if (!outcome.ok && !opts.verbose) {
+        const text = outcome.output;
+        const at = stripAnsi(text).indexOf('✖ failing tests:');
+        console.log(dim('---- unit tier: failures ----'));
+        console.log((at >= 0 ? stripAnsi(text).slice(at) : text).trimEnd());
+        console.log(dim('---- end of unit tier failures ----'));
+      }
+      return outcome;
+    },
+  };
+  return job;
+}
+
+/** Runs jobs `width` at a time, longest (by earlier runs) first. */
+async function pool(jobs: Job[], width: number, name: string): Promise<void> {
+  if (jobs.length === 0) return;
+  const expected = (j: Job) => (j.tier === 'unit' ? Number.POSITIVE_INFINITY : (times[j.files[0] as string] ?? 10_000));
+  const queue = [...jobs].sort((a, b) => expected(b) - expected(a));
+  let done = 0;
+  const worker = async () => {
+    for (let job = queue.shift(); job !== undefined && !interrupted; job = queue.shift()) {
+      const outcome = await job.run();
+      done += 1;
+      report(job, outcome, `${name} ${done}/${jobs.length}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
+}
+
+function heading(text: string): void {
+  console.log(bold(`\n== ${text}  ${dim(`[${clock()}]`)}`));
+}
+
+// ---- main
+
+const found = discover();
+const selected = (f: string) => opts.filters.length === 0 || opts.filters.some((x) => x === '.' || f === x || f.startsWith(`${x}/`) || f.includes(x));
+const unclassified = found.filter((f) => testFiles[f] === undefined && selected(f));
+const present = (files: string[]) => files.filter((f) => existsSync(path.join(root, f)) && selected(f));
+
+const wants = (t: Tier) => opts.tier === 'all' || opts.tier === t || (opts.tier === 'fast' && t === 'unit');
+const unitFiles = wants('unit') ? present(filesOf('unit')) : [];
+// Files missing from test/tiers.ts run in a process of their own with the integration tier
+// (test/tiers.test.ts fails until they are classified).
+const integrationFiles =
+  opts.tier === 'fast'
+    ? present(filesOf('integration').filter((f) => testFiles[f]?.fast))
+    : wants('integration')
+      ? present([...filesOf('integration'), ...unclassified])
+      : [];
+const systemFiles = wants('system') ? present(filesOf('system')) : [];
+const together = systemFiles.filter((f) => !testFiles[f]?.alone);
+const alone = systemFiles.filter((f) => testFiles[f]?.alone);
+
+if (unclassified.length > 0) console.log(red(`not in test/tiers.ts (run with the integration tier): ${unclassified.join(', ')}`));
+
+if (opts.list) {
+  for (const [name, files] of [
+    ['unit (one process)', unitFiles],
+    ['integration', integrationFiles],
+    ['system', together],
+    ['system, alone', alone],
+  ] as const) {
+    console.log(bold(`${name}: ${plural(files.length, 'file')}`));
+    for (const f of files) console.log(`  ${f}`);
+  }
+  process.exit(0);
+}
+
+const total = unitFiles.length + integrationFiles.length + systemFiles.length;
+if (total === 0) usage('no test file matches');
+console.log(
+  bold(`quarry tests, tier ${opts.tier}: ${unitFiles.length} unit files (one process), ${integrationFiles.length} integration (${opts.jobs} at a time), ${systemFiles.length} system (${together.length} ${opts.systemJobs} at a time, ${alone.length} alone)`),
+);
+if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${process.env.QUARRY_TEST_ENGINES}`));
+
+const tierStart: Partial<Record<string, number>> = {};
+const tierEnd: Partial<Record<string, number>> = {};
+
+if (unitFiles.length + integrationFiles.length > 0) {
+  heading(`unit (${plural(unitFiles.length, 'file')}, one process) and integration (${plural(integrationFiles.length, 'file')}, ${opts.jobs} at a time)`);
+  tierStart.first = performance.now();
+  const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationFiles.map((f) => fileJob(f, 'integration', opts))];
+  await pool(jobs, opts.jobs, 'unit+integration');
+  tierEnd.first = performance.now();
+}
+if (together.length > 0 && !interrupted) {
+  heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time)`);
+  tierStart.system = performance.now();
+  await pool(
+    together.map((f) => fileJob(f, 'system', opts)),
+    opts.systemJobs,
+    'system',
+  );
+  tierEnd.system = performance.now();
+}
+if (alone.length > 0 && !interrupted) {
+  heading(`system, alone (${plural(alone.length, 'file')} that measure the machine, one at a time)`);
+  tierStart.alone = performance.now();
+  await pool(
+    alone.map((f) => fileJob(f, 'system', opts)),
+    1,
+    'alone',
+  );
+  tierEnd.alone = performance.now();
+}
+writeTimes(times);
+
+// ---- summary
+
+heading('summary');
+const all = zero();
+for (const tier of ['unit', 'integration', 'system'] as const) {
+  const rs = results.filter((r) => r.job.tier === tier);
+  if (rs.length === 0) continue;
+  const c = zero();
+  for (const r of rs) add(c, r.outcome.counts);
+  add(all, c);
+  const files = rs.reduce((n, r) => n + r.job.files.length, 0);
+  const busy = rs.reduce((n, r) => n + r.outcome.ms, 0);
+  console.log(
+    `${tier.padEnd(12)} ${String(files).padStart(3)} files  ${String(c.tests).padStart(5)} tests  ${String(c.pass).padStart(5)} pass  ${c.fail ? red(`${c.fail} fail`) : '0 fail'}  ${c.skipped} skipped  ${c.todo} todo  ${dim(`(process time ${secs(busy)})`)}`,
+  );
+}
+const phases = [
+  ['unit+integration', tierStart.first, tierEnd.first],
+  ['system', tierStart.system, tierEnd.system],
+  ['system alone', tierStart.alone, tierEnd.alone],
+] as const;
+console.log(dim(phases.filter(([, a, b]) => a !== undefined && b !== undefined).map(([n, a, b]) => `${n} ${clock((b as number) - (a as number))}`).join(', ')));
+const failed = results.filter((r) => !r.outcome.ok);
+console.log(
+  bold(
+    `total: ${total} files, ${all.tests} tests, ${all.pass} pass, ${all.fail} fail, ${all.cancelled} cancelled, ${all.skipped} skipped, ${all.todo} todo in ${clock()} (${secs(performance.now() - started)})`,
+  ),
+);
+if (failed.length > 0) {
+  console.log(red(`failed: ${failed.map((r) => r.job.label).join(', ')}`));
+  process.exitCode = 1;
+} else if (unclassified.length > 0) {
+  console.log(red(`not in test/tiers.ts: ${unclassified.join(', ')}`));
+  process.exitCode = 1;
+} else {
+  console.log(green('all passed'));
+}
