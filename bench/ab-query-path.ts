@@ -28,15 +28,33 @@ async function backend(root: string) {
 }
 const A = await backend(oldRoot);
 const B = await backend(newRoot);
-const ctx = { project: 'default', nowIso: '2026-11-21T11:00:00Z', hourAgoIso: '2026-11-21T10:00:00Z', dayAgoIso: '2026-11-20T11:00:00Z', lookupId: 'e3', search: 'rest' };
+const ctx = {
+  project: 'default',
+  nowIso: '2026-11-21T11:00:00Z',
+  hourAgoIso: '2026-11-21T10:00:00Z',
+  dayAgoIso: '2026-11-20T11:00:00Z',
+  lookupId: 'e3',
+  search: 'rest',
+};
 type Req = { saved: 'logs' | 'usage'; caller: { kind: 'sql' | 'lql'; text: string } | null; params: Record<string, string | null> };
 const reqs: [string, Req][] = [];
 for (const c of CASES) {
   const sql = studioSql(c.id, ctx);
-  if (sql) reqs.push([c.id, { saved: 'logs', caller: { kind: 'sql', text: sql }, params: { project: 'default', iso_timestamp_start: ctx.hourAgoIso, iso_timestamp_end: ctx.nowIso } }]);
+  if (sql)
+    reqs.push([
+      c.id,
+      { saved: 'logs', caller: { kind: 'sql', text: sql }, params: { project: 'default', iso_timestamp_start: ctx.hourAgoIso, iso_timestamp_end: ctx.nowIso } },
+    ]);
 }
 reqs.push(['logs_all_default', { saved: 'logs', caller: null, params: { project: 'default' } }]);
-reqs.push(['lql_errors_per_minute', { saved: 'logs', caller: { kind: 'lql', text: LQL_QUERY }, params: { project: 'default', iso_timestamp_start: ctx.hourAgoIso, iso_timestamp_end: ctx.nowIso } }]);
+reqs.push([
+  'lql_errors_per_minute',
+  {
+    saved: 'logs',
+    caller: { kind: 'lql', text: LQL_QUERY },
+    params: { project: 'default', iso_timestamp_start: ctx.hourAgoIso, iso_timestamp_end: ctx.nowIso },
+  },
+]);
 reqs.push(['usage_minutely', { saved: 'usage', caller: null, params: { project: 'default', interval: 'minutely' } }]);
 async function exec(x: typeof A, r: Req) {
   const saved = r.saved === 'logs' ? x.logsAllSql : x.usageApiCountsSql;
@@ -48,14 +66,27 @@ console.log('case'.padEnd(26), 'old p50 ms', 'new p50 ms', 'new/old');
 for (const [name, r] of reqs) {
   const a: number[] = [];
   const b: number[] = [];
-  for (let i = 0; i < 5; i++) { await exec(A, r); await exec(B, r); }
+  for (let i = 0; i < 5; i++) {
+    await exec(A, r);
+    await exec(B, r);
+  }
   const ra = JSON.stringify((await exec(A, r)).rows);
   const rb = JSON.stringify((await exec(B, r)).rows);
   for (let i = 0; i < runs; i++) {
     const [first, second, fa, fb] = i % 2 === 0 ? [A, B, a, b] : [B, A, b, a];
-    let s = performance.now(); await exec(first, r); fa.push(performance.now() - s);
-    s = performance.now(); await exec(second, r); fb.push(performance.now() - s);
+    let s = performance.now();
+    await exec(first, r);
+    fa.push(performance.now() - s);
+    s = performance.now();
+    await exec(second, r);
+    fb.push(performance.now() - s);
   }
-  console.log(name.padEnd(26), median(a).toFixed(3).padStart(10), median(b).toFixed(3).padStart(10), (median(b) / median(a)).toFixed(3).padStart(7), ra === rb ? 'same rows' : 'ROWS DIFFER');
+  console.log(
+    name.padEnd(26),
+    median(a).toFixed(3).padStart(10),
+    median(b).toFixed(3).padStart(10),
+    (median(b) / median(a)).toFixed(3).padStart(7),
+    ra === rb ? 'same rows' : 'ROWS DIFFER',
+  );
 }
 process.exit(0);

@@ -55,8 +55,7 @@ export interface QueryContext {
 
 /** Studio-shaped BigQuery SQL, sent to Quarry as `sql=` on `logs.all`. */
 export function studioSql(id: CaseId, q: QueryContext): string | undefined {
-  const edgeJoins =
-    'cross join unnest(metadata) as m\n  cross join unnest(m.request) as request\n  cross join unnest(m.response) as response';
+  const edgeJoins = 'cross join unnest(metadata) as m\n  cross join unnest(m.request) as request\n  cross join unnest(m.response) as response';
   const chart = (unit: string, since: string) => `select
   timestamp_trunc(t.timestamp, ${unit}) as timestamp,
   count(case when response.status_code >= 500 then 1 else null end) as error_count,

@@ -23,16 +23,27 @@ const connection = createChdbConnection({ path: dir }) as unknown as {
 };
 const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
 const events: Record<string, unknown>[] = [];
-for (const { event } of generateEvents({ count: 20_000, now: Date.now(), days: 1, sources: ['cloudflare.logs.prod'], projects: ['default', 'p2', 'p3', 'p4'] })) {
+for (const { event } of generateEvents({
+  count: 20_000,
+  now: Date.now(),
+  days: 1,
+  sources: ['cloudflare.logs.prod'],
+  projects: ['default', 'p2', 'p3', 'p4'],
+})) {
   const { timestamp, event_message, id, ...fields } = event as Record<string, unknown>;
   events.push({ id: String(id ?? ''), timestamp: timestampText(BigInt(Date.parse(String(timestamp))) * 1000n), event_message: String(event_message), fields });
 }
 const known = ['project', 'appname', ...['method', 'path', 'search', 'url', 'host', 'protocol'].map((p) => `metadata.request.${p}`)];
-const headers = ['cf_connecting_ip', 'x_real_ip', 'user_agent', 'referer', 'accept', 'x_client_info', 'x_forwarded_proto', 'host'].map((h) => `metadata.request.headers.${h}`);
+const headers = ['cf_connecting_ip', 'x_real_ip', 'user_agent', 'referer', 'accept', 'x_client_info', 'x_forwarded_proto', 'host'].map(
+  (h) => `metadata.request.headers.${h}`,
+);
 const hints = `${[...known, ...headers].map((p) => `\`${p}\` Nullable(String)`).join(', ')}, \`metadata.response.status_code\` Nullable(Int64)`;
 const withKey = variant === 'key' || variant === 'rawkey';
 const json = variant === 'hints' ? `JSON(${hints})` : 'JSON';
-const settings = variant === 'nofsync' ? 'non_replicated_deduplication_window = 10000' : 'non_replicated_deduplication_window = 10000, fsync_after_insert = 1, fsync_part_directory = 1';
+const settings =
+  variant === 'nofsync'
+    ? 'non_replicated_deduplication_window = 10000'
+    : 'non_replicated_deduplication_window = 10000, fsync_after_insert = 1, fsync_part_directory = 1';
 await client.command({
   query: `CREATE TABLE t (id String, timestamp DateTime64(6, 'UTC'), event_message Nullable(String), fields ${json}) ENGINE = MergeTree
     PARTITION BY toYYYYMMDD(timestamp) ORDER BY ${sortingKey(withKey ? 'cloudflare.logs.prod' : undefined)} SETTINGS ${settings}${withKey ? ', allow_nullable_key = 1' : ''}`,
@@ -43,12 +54,22 @@ const cpu = process.cpuUsage();
 for (let i = 0, k = 0; i < events.length; i += batch, k++) {
   const rows = events.slice(i, i + batch);
   const s = { ...base, insert_deduplication_token: `t${k}` };
-  if (variant.startsWith('raw')) await connection.chdb.rawInsert({ table: 't', format: 'JSONEachRow', values: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')), settings: s });
+  if (variant.startsWith('raw'))
+    await connection.chdb.rawInsert({ table: 't', format: 'JSONEachRow', values: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')), settings: s });
   else await client.insert({ table: 't', values: rows, format: 'JSONEachRow', clickhouse_settings: s });
 }
 const ms = performance.now() - started;
 const used = process.cpuUsage(cpu);
 const count = ((await (await client.query({ query: 'SELECT count() AS n FROM t', format: 'JSONEachRow' })).json()) as { n: number }[])[0]?.n;
-console.log(JSON.stringify({ variant, batch, events: count, eventsPerSecond: Math.round((events.length / ms) * 1000), cpuMicrosPerEvent: Math.round((used.user + used.system) / events.length), loadAverage: os.loadavg()[0] }));
+console.log(
+  JSON.stringify({
+    variant,
+    batch,
+    events: count,
+    eventsPerSecond: Math.round((events.length / ms) * 1000),
+    cpuMicrosPerEvent: Math.round((used.user + used.system) / events.length),
+    loadAverage: os.loadavg()[0],
+  }),
+);
 await client.close();
 rmSync(dir, { recursive: true, force: true });

@@ -25,17 +25,30 @@ writeFileSync(file, lines.join('\n'));
 await client.command({ query: `CREATE TABLE src (id String, fields JSON) ENGINE = MergeTree ORDER BY id` });
 await client.command({ query: `INSERT INTO src SELECT * FROM file('${file}', JSONEachRow, 'id String, fields JSON')` });
 const bin = path.join(dir, 'rows.bin');
-await client.command({ query: `SELECT * FROM src INTO OUTFILE '${bin}' FORMAT RowBinary`, clickhouse_settings: { output_format_binary_write_json_as_string: 0 } });
+await client.command({
+  query: `SELECT * FROM src INTO OUTFILE '${bin}' FORMAT RowBinary`,
+  clickhouse_settings: { output_format_binary_write_json_as_string: 0 },
+});
 const native = path.join(dir, 'rows.native');
 await client.command({ query: `SELECT * FROM src INTO OUTFILE '${native}' FORMAT Native` });
 console.log('bin bytes/ev', readFileSync(bin).length / N, 'text bytes/ev', readFileSync(file).length / N);
-const forms: [string, string, string][] = [['text', 'JSONEachRow', file], ['rowbinary', 'RowBinary', bin], ['native', 'Native', native]];
-for (let rep = 0; rep < 3; rep++) for (const [name, fmt, f] of forms) {
-  const cpu = process.cpuUsage(); const t = performance.now();
-  const r = await client.query({ query: `SELECT count(), sum(isNull(fields.project)) FROM file('${f}', ${fmt}, 'id String, fields JSON')`, format: 'JSONEachRow', clickhouse_settings: { input_format_parallel_parsing: 0 } });
-  await r.json();
-  const u = process.cpuUsage(cpu);
-  console.log(name.padEnd(12), ((performance.now() - t) * 1000 / N).toFixed(1), 'wall µs/ev', ((u.user + u.system) / N).toFixed(1), 'cpu µs/ev');
-}
+const forms: [string, string, string][] = [
+  ['text', 'JSONEachRow', file],
+  ['rowbinary', 'RowBinary', bin],
+  ['native', 'Native', native],
+];
+for (let rep = 0; rep < 3; rep++)
+  for (const [name, fmt, f] of forms) {
+    const cpu = process.cpuUsage();
+    const t = performance.now();
+    const r = await client.query({
+      query: `SELECT count(), sum(isNull(fields.project)) FROM file('${f}', ${fmt}, 'id String, fields JSON')`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { input_format_parallel_parsing: 0 },
+    });
+    await r.json();
+    const u = process.cpuUsage(cpu);
+    console.log(name.padEnd(12), (((performance.now() - t) * 1000) / N).toFixed(1), 'wall µs/ev', ((u.user + u.system) / N).toFixed(1), 'cpu µs/ev');
+  }
 await client.close();
 rmSync(dir, { recursive: true, force: true });

@@ -10,13 +10,7 @@ export interface HttpAnswer {
   body: string;
 }
 
-export function request(
-  agent: http.Agent,
-  method: 'GET' | 'POST',
-  url: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<HttpAnswer> {
+export function request(agent: http.Agent, method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const all: Record<string, string | number> = { ...headers };
     if (body !== undefined) {

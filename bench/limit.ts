@@ -58,11 +58,11 @@ ORDER BY timestamp DESC LIMIT 100`;
     case 'single_log_by_id':
       return `SELECT id, timestamp, event_message, metadata FROM ${edge} WHERE project = ${project} AND id = ${lit(q.lookupId)} LIMIT 1`;
     case 'usage_minutely_miss':
-      return usage('minute', "60 MINUTE");
+      return usage('minute', '60 MINUTE');
     case 'usage_hourly_miss':
-      return usage('hour', "1 HOUR");
+      return usage('hour', '1 HOUR');
     case 'usage_daily_miss':
-      return usage('day', "7 DAY");
+      return usage('day', '7 DAY');
     case 'lql_errors_per_minute':
       return `SELECT date_trunc('minute', timestamp) AS timestamp, count(*) AS count FROM ${edge}
 WHERE project = ${project} AND ${hour} AND metadata.response.status_code >= 500 GROUP BY 1 ORDER BY 1`;
@@ -82,13 +82,7 @@ async function tableOf(conn: DuckDBConnection, source: string): Promise<string> 
 }
 
 /** Runs every case against the database file, read-only. */
-export async function runLimit(
-  databaseFile: string,
-  cases: readonly CaseId[],
-  q: QueryContext,
-  runs: number,
-  log: (line: string) => void,
-): Promise<LimitRun> {
+export async function runLimit(databaseFile: string, cases: readonly CaseId[], q: QueryContext, runs: number, log: (line: string) => void): Promise<LimitRun> {
   const instance = await DuckDBInstance.create(databaseFile, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
   try {

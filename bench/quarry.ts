@@ -230,12 +230,7 @@ export class QuarryClient {
   }
 
   /** `total` requests to `usage.api-counts` from `concurrency` clients; latencies in ms. */
-  private async hitPhase(
-    q: QueryContext,
-    concurrency: number,
-    total: number,
-    intervals: readonly string[],
-  ): Promise<{ latencies: number[]; hits: number }> {
+  private async hitPhase(q: QueryContext, concurrency: number, total: number, intervals: readonly string[]): Promise<{ latencies: number[]; hits: number }> {
     const latencies: number[] = [];
     let hits = 0;
     let issued = 0;

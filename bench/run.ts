@@ -170,7 +170,9 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
       try {
         log(`Quarry on ${name}: usage.api-counts cache hits at concurrency 32 (${o.hitRequests} requests) ...`);
         out.cacheHit = await client.cacheHits(q, 32, o.hitRequests);
-        log(`  ${out.cacheHit.requestsPerSecond.toLocaleString('en')} req/s, p50 ${out.cacheHit.latency.p50} ms, p99 ${out.cacheHit.latency.p99} ms, ${Math.round(out.cacheHit.hitShare * 100)}% X-Cache: HIT`);
+        log(
+          `  ${out.cacheHit.requestsPerSecond.toLocaleString('en')} req/s, p50 ${out.cacheHit.latency.p50} ms, p99 ${out.cacheHit.latency.p99} ms, ${Math.round(out.cacheHit.hitShare * 100)}% X-Cache: HIT`,
+        );
       } catch (e) {
         out.notes.push(`Cache-hit phase not measured: ${(e as Error).message}`);
         log(`  cache hits not measured: ${(e as Error).message}`);
@@ -347,7 +349,7 @@ async function main(): Promise<void> {
     }
 
     if (withBaseline) {
-      log('Baseline: PostgreSQL in Logflare\'s layout ...');
+      log("Baseline: PostgreSQL in Logflare's layout ...");
       const pg = await startPostgres(path.join(workDir, 'pg'), log);
       base.versions.postgres = pg.version;
       base.versions.pg = versionOf('pg');
@@ -360,7 +362,9 @@ async function main(): Promise<void> {
           bytesPerEvent: Math.round(load.bytes / Math.max(1, load.events)),
           indexMs: Math.round(load.indexMs),
         };
-        log(`  loaded ${load.events.toLocaleString('en')} events with COPY in ${(load.loadMs / 1000).toFixed(1)} s, indexes ${(load.indexMs / 1000).toFixed(1)} s, ${base.baselineLoad.bytesPerEvent} bytes/event`);
+        log(
+          `  loaded ${load.events.toLocaleString('en')} events with COPY in ${(load.loadMs / 1000).toFixed(1)} s, indexes ${(load.indexMs / 1000).toFixed(1)} s, ${base.baselineLoad.bytesPerEvent} bytes/event`,
+        );
         const client = await pgClient(pg);
         try {
           baseline = await runBaseline(client, caseIds, q, baselineRuns, log);

@@ -118,7 +118,11 @@ function emptyAcked(): Acked {
 function forget(acked: Acked, lostEvents: string[], lostChanges: string[]): void {
   const lost = new Set(lostEvents);
   for (const [source, rounds] of acked.events) {
-    for (const [round, ids] of rounds) rounds.set(round, ids.filter((id) => !lost.has(`${source}/${id}`)));
+    for (const [round, ids] of rounds)
+      rounds.set(
+        round,
+        ids.filter((id) => !lost.has(`${source}/${id}`)),
+      );
   }
   acked.count -= lostEvents.length;
   for (const line of lostChanges) {
@@ -367,13 +371,7 @@ function unreplayableFiles(dir: string): string[] {
  * nothing named `*unreplayable*` appears; the first still answers /health and acknowledges ingest.
  * With `plan.killAfterMs` it is killed with SIGKILL at that moment if it is still starting. Never throws.
  */
-async function secondInstance(
-  svc: Service,
-  dataDir: string,
-  env: Record<string, string>,
-  plan: SecondPlan,
-  ackedSoFar: () => number,
-): Promise<SecondOutcome> {
+async function secondInstance(svc: Service, dataDir: string, env: Record<string, string>, plan: SecondPlan, ackedSoFar: () => number): Promise<SecondOutcome> {
   const problems: string[] = [];
   const firstPid = svc.child.pid;
   const already = new Set(unreplayableFiles(dataDir));
@@ -530,7 +528,12 @@ async function runRound(
           if (req.grows && mode === 'after-growth' && armed && ++growthAcks >= minGrowthAcks) await kill();
         } else if (!killed && res.status !== 503) {
           await new Promise((r) => setTimeout(r, 500));
-          const serviceLog = svc.stderr().split('\n').filter((l) => /error|fail/i.test(l)).slice(-5).join('\n');
+          const serviceLog = svc
+            .stderr()
+            .split('\n')
+            .filter((l) => /error|fail/i.test(l))
+            .slice(-5)
+            .join('\n');
           throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}\nservice log: ${serviceLog.slice(0, 3000)}`);
         }
       } catch (e) {

@@ -57,7 +57,6 @@ function rssBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-
 /** RSS samples of one phase. */
 class Sampler {
   private samples: number[] = [];

@@ -35,7 +35,9 @@ interface Options {
 }
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]`);
+  console.error(
+    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]`,
+  );
   process.exit(2);
 }
 
@@ -387,7 +389,9 @@ if (opts.list) {
 const total = unitFiles.length + integrationFiles.length + systemFiles.length;
 if (total === 0) usage('no test file matches');
 console.log(
-  bold(`quarry tests, tier ${opts.tier}: ${unitFiles.length} unit files (one process), ${integrationFiles.length} integration (${opts.jobs} at a time), ${systemFiles.length} system (${together.length} ${opts.systemJobs} at a time, ${alone.length} alone)`),
+  bold(
+    `quarry tests, tier ${opts.tier}: ${unitFiles.length} unit files (one process), ${integrationFiles.length} integration (${opts.jobs} at a time), ${systemFiles.length} system (${together.length} ${opts.systemJobs} at a time, ${alone.length} alone)`,
+  ),
 );
 if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${process.env.QUARRY_TEST_ENGINES}`));
 
@@ -444,7 +448,14 @@ const phases = [
   ['system', tierStart.system, tierEnd.system],
   ['system alone', tierStart.alone, tierEnd.alone],
 ] as const;
-console.log(dim(phases.filter(([, a, b]) => a !== undefined && b !== undefined).map(([n, a, b]) => `${n} ${clock((b as number) - (a as number))}`).join(', ')));
+console.log(
+  dim(
+    phases
+      .filter(([, a, b]) => a !== undefined && b !== undefined)
+      .map(([n, a, b]) => `${n} ${clock((b as number) - (a as number))}`)
+      .join(', '),
+  ),
+);
 const failed = results.filter((r) => !r.outcome.ok);
 console.log(
   bold(

@@ -9,15 +9,7 @@
 import path from 'node:path';
 import type { ConfiguredEngine, EngineSetting } from './engines/engine.ts';
 import { engineDefinition, engineDefinitions, engineNames } from './engines/registry.ts';
-import {
-  type Env,
-  type Setting,
-  byteSetting,
-  customSetting,
-  readSetting,
-  textSetting,
-  wholeSetting,
-} from './settings.ts';
+import { type Env, type Setting, byteSetting, customSetting, readSetting, textSetting, wholeSetting } from './settings.ts';
 import { defaultQueryBounds, type QueryBounds } from './sql/bounds.ts';
 import { defaultSchemaLimits, type SchemaLimits } from './storage/limits.ts';
 
@@ -147,7 +139,7 @@ export const serviceSettings = {
     contract: true,
   }),
   LOGFLARE_PUBLIC_ACCESS_TOKEN: textSetting({
-    description: 'token with scope `public` (ingest), what Supabase\'s Vector sends',
+    description: "token with scope `public` (ingest), what Supabase's Vector sends",
     contract: true,
   }),
   LOGFLARE_API_KEY: textSetting({ description: 'older Supabase stacks: one key for ingest and query', contract: true }),
@@ -160,8 +152,7 @@ export const serviceSettings = {
   INGEST_BODY_LIMIT_BYTES: wholeSetting({ default: 10 * MiB, description: 'largest ingest request body (413 above)', contract: true }),
   QUERY_TIMEOUT_MS: wholeSetting({
     default: 30_000,
-    description:
-      "per-query time limit, counted from the request's arrival (504 when running past it; `503 OVERLOADED` when it could not start in time)",
+    description: "per-query time limit, counted from the request's arrival (504 when running past it; `503 OVERLOADED` when it could not start in time)",
     contract: true,
   }),
   QUERY_MAX_CONCURRENCY: wholeSetting({
@@ -174,8 +165,7 @@ export const serviceSettings = {
   QUERY_MAX_PER_TOKEN: wholeSetting({
     atLeast: 1,
     shown: 'half the concurrency (`2`)',
-    description:
-      "queries one token may run at once, so one token's flood always leaves slots for others; waiting places are shared fairly between tokens",
+    description: "queries one token may run at once, so one token's flood always leaves slots for others; waiting places are shared fairly between tokens",
     contract: true,
   }),
   QUERY_MAX_RESPONSE_BYTES: byteSetting({
@@ -231,8 +221,7 @@ export const serviceSettings = {
     kind: 'days',
     parse: retentionDays,
     shown: 'unset',
-    description:
-      "days of events the nine seeded Supabase sources keep, set on them at every start; unset or `0`: each source's own (`PATCH /api/sources/:id`)",
+    description: "days of events the nine seeded Supabase sources keep, set on them at every start; unset or `0`: each source's own (`PATCH /api/sources/:id`)",
   }),
   MEMORY_BUDGET: byteSetting({
     default: 2 * GiB,

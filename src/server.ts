@@ -55,9 +55,7 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin, retent
 /** The shared store when DATABASE_URL is set, else the embedded one (its own file in DATA_DIR). */
 async function openMetadata(config: Config, onError: (e: unknown) => void): Promise<MetadataStore> {
   if (config.databaseUrl === undefined) return openMetadataStore(await openEmbeddedMetadata({ path: metadataPath(config) }));
-  const store = await openMetadataStore(
-    await openPostgresMetadata({ url: config.databaseUrl, pollMs: config.metadataPollMs, onError }),
-  );
+  const store = await openMetadataStore(await openPostgresMetadata({ url: config.databaseUrl, pollMs: config.metadataPollMs, onError }));
   // A node that ran on the embedded store brings its metadata along once; the file is kept, renamed.
   const embedded = metadataPath(config);
   if (existsSync(embedded)) {
@@ -92,7 +90,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       } catch {}
     }
     if (isListenFailure(e)) {
-      throw new StartupError('LISTEN_FAILED', `Quarry could not listen on ${config.host}:${config.port}: ${(e as Error).message}. Is another program using that port? Set PORT (or HOST) to another, then start again.`, { cause: e });
+      throw new StartupError(
+        'LISTEN_FAILED',
+        `Quarry could not listen on ${config.host}:${config.port}: ${(e as Error).message}. Is another program using that port? Set PORT (or HOST) to another, then start again.`,
+        { cause: e },
+      );
     }
     throw e;
   }

@@ -33,7 +33,9 @@ const NOT_IN_UNIT: readonly { readonly target: RegExp; readonly why: string }[] 
 function importsOf(file: string): string[] {
   const code = withoutComments(readFileSync(path.join(root, file), 'utf8'));
   const out: string[] = [];
-  for (const m of code.matchAll(/(?:^|[\s;])(import|export)\s+(type\s)?[^;]*?\bfrom\s+['"]([^'"]+)['"]|(?:^|[\s;])import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+  for (const m of code.matchAll(
+    /(?:^|[\s;])(import|export)\s+(type\s)?[^;]*?\bfrom\s+['"]([^'"]+)['"]|(?:^|[\s;])import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+  )) {
     if (m[2] !== undefined) continue;
     const spec = (m[3] ?? m[4] ?? m[5]) as string;
     out.push(spec.startsWith('.') ? path.relative(root, path.resolve(root, path.dirname(file), spec)) : spec);

@@ -40,11 +40,7 @@ export interface LoadResult {
   bytes: number;
 }
 
-export async function loadBaseline(
-  server: PgServer,
-  generate: GenerateOptions,
-  log: (line: string) => void,
-): Promise<LoadResult> {
+export async function loadBaseline(server: PgServer, generate: GenerateOptions, log: (line: string) => void): Promise<LoadResult> {
   const client = await pgClient(server);
   try {
     for (const source of SOURCE_NAMES) {
@@ -57,8 +53,18 @@ export async function loadBaseline(
     const done: Promise<void>[] = [];
     for (const source of SOURCE_NAMES) {
       const child = spawn(psqlPath(), [
-        '-h', server.host, '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1',
-        '-c', `COPY ${baselineTable(source)} (id, body, event_message, "timestamp") FROM STDIN`,
+        '-h',
+        server.host,
+        '-p',
+        String(server.port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        `COPY ${baselineTable(source)} (id, body, event_message, "timestamp") FROM STDIN`,
       ]);
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => {

@@ -138,11 +138,16 @@ export async function runBaseline(
   for (const id of cases) {
     const { text, values } = baselineQuery(id, q);
     let rows = 0;
-    out.results[id] = await timeRuns(async () => {
-      const res = await client.query(text, values);
-      rows = res.rowCount ?? res.rows.length;
-      // One warm-up: its queries take seconds each.
-    }, runs, 1, 0);
+    out.results[id] = await timeRuns(
+      async () => {
+        const res = await client.query(text, values);
+        rows = res.rowCount ?? res.rows.length;
+        // One warm-up: its queries take seconds each.
+      },
+      runs,
+      1,
+      0,
+    );
     out.rows[id] = rows;
     log(`  baseline ${id.padEnd(26)} p50 ${out.results[id]?.p50.toFixed(1).padStart(8)} ms  (${rows} rows)`);
   }

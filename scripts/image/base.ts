@@ -91,7 +91,8 @@ function debootstrap(root: string, mirror: string, say: (line: string) => void):
     let phase: { verb: string; count: number; started: number } | undefined;
     let tail: string[] = [];
     const endPhase = () => {
-      if (phase && phase.count > 0) say(`  debootstrap: ${phase.verb.toLowerCase()} ${phase.count} packages (${((Date.now() - phase.started) / 1000).toFixed(1)} s)`);
+      if (phase && phase.count > 0)
+        say(`  debootstrap: ${phase.verb.toLowerCase()} ${phase.count} packages (${((Date.now() - phase.started) / 1000).toFixed(1)} s)`);
       phase = undefined;
     };
     const onLine = (line: string) => {

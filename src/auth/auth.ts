@@ -99,8 +99,7 @@ export function createAuth(tokens: TokenRepository, options: AuthOptions = {}): 
     if (!token) throw new QuarryError('UNAUTHORIZED', 'The access token is unknown or has been revoked.');
     return token;
   }
-  const forbidden = (action: Action) =>
-    new QuarryError('FORBIDDEN', `This access token may not use ${describeAction(action)}.`);
+  const forbidden = (action: Action) => new QuarryError('FORBIDDEN', `This access token may not use ${describeAction(action)}.`);
   return {
     identify,
     require(req, action) {

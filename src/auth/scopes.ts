@@ -6,10 +6,7 @@
  *   ingest | public              ingest into any source
  *   ingest:source:<id>           ingest into that source
  */
-export type Action =
-  | { kind: 'manage' }
-  | { kind: 'query'; endpointId: string }
-  | { kind: 'ingest'; sourceId: string };
+export type Action = { kind: 'manage' } | { kind: 'query'; endpointId: string } | { kind: 'ingest'; sourceId: string };
 
 const SCOPE_PATTERN = /^(private|query|ingest|public|query:endpoint:[0-9a-fA-F-]{36}|ingest:source:[0-9a-fA-F-]{36})$/;
 
@@ -25,9 +22,7 @@ export function allows(scopes: readonly string[], action: Action): boolean {
     case 'query':
       return scopes.includes('query') || scopes.includes(`query:endpoint:${action.endpointId}`);
     case 'ingest':
-      return (
-        scopes.includes('ingest') || scopes.includes('public') || scopes.includes(`ingest:source:${action.sourceId}`)
-      );
+      return scopes.includes('ingest') || scopes.includes('public') || scopes.includes(`ingest:source:${action.sourceId}`);
   }
 }
 

@@ -65,8 +65,12 @@ export async function checkDataFormat(dir: string, what = 'DATA_DIR'): Promise<v
     await writeFile(temp, `${JSON.stringify(fresh)}\n`);
     await rename(temp, file);
   } catch (e) {
-    if (errnoCode(e) === 'ENOSPC') throw new StartupError('DISK_FULL', `The disk holding ${what} ${dir} is full. Free some space on it, then start again.`, { cause: e });
-    if (isNotWritable(e)) throw new StartupError('DATA_DIR_NOT_WRITABLE', `${what} ${dir} cannot be written (${(e as Error).message}). Quarry needs to write to its data folder.`, { cause: e });
+    if (errnoCode(e) === 'ENOSPC')
+      throw new StartupError('DISK_FULL', `The disk holding ${what} ${dir} is full. Free some space on it, then start again.`, { cause: e });
+    if (isNotWritable(e))
+      throw new StartupError('DATA_DIR_NOT_WRITABLE', `${what} ${dir} cannot be written (${(e as Error).message}). Quarry needs to write to its data folder.`, {
+        cause: e,
+      });
     throw e;
   }
 }

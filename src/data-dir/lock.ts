@@ -230,7 +230,11 @@ function notWritable(what: string, dir: string, cause: unknown): StartupError {
   if (errnoCode(cause) === 'ENOSPC') {
     return new StartupError('DISK_FULL', `The disk holding ${what} ${dir} is full. Free some space on it, then start again; nothing was changed.`, { cause });
   }
-  const reason = isNotWritable(cause) ? (errnoCode(cause) === 'EROFS' ? 'it is on a read-only file system' : 'this user may not write there') : (cause as Error).message;
+  const reason = isNotWritable(cause)
+    ? errnoCode(cause) === 'EROFS'
+      ? 'it is on a read-only file system'
+      : 'this user may not write there'
+    : (cause as Error).message;
   return new StartupError(
     'DATA_DIR_NOT_WRITABLE',
     `${what} ${dir} cannot be used: ${reason}. Quarry needs to write to its data folder; mount it read-write or give this process write permission, then start again. Nothing was changed.`,

@@ -108,10 +108,7 @@ export function* generateEvents(options: GenerateOptions): Generator<GeneratedEv
   for (let i = 0; i < count; i++) {
     // Position i maps through the inverse of the time distribution, so events come out in order.
     const u = (i + rng.next()) / count;
-    const t =
-      u < 1 - burst
-        ? historyStart + (u / (1 - burst)) * historyLength
-        : now - HOUR_MS + ((u - (1 - burst)) / burst) * HOUR_MS;
+    const t = u < 1 - burst ? historyStart + (u / (1 - burst)) * historyLength : now - HOUR_MS + ((u - (1 - burst)) / burst) * HOUR_MS;
     const ms = Math.min(now, Math.floor(t));
     const micros = rng.int(1000);
     ctx.ms = ms;

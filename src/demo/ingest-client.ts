@@ -100,10 +100,7 @@ export function ingestBatches(batches: Iterable<EventBatch>, options: IngestOpti
 }
 
 /** Sends prepared requests, `concurrency` at a time; rejects on the first request that fails. */
-export async function ingestRequests(
-  requests: AsyncIterable<IngestRequest>,
-  options: IngestOptions,
-): Promise<IngestResult> {
+export async function ingestRequests(requests: AsyncIterable<IngestRequest>, options: IngestOptions): Promise<IngestResult> {
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const maxRetries = options.maxRetries ?? 20;
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -135,10 +132,7 @@ export async function ingestRequests(
           await new Promise((r) => setTimeout(r, wait));
           continue;
         }
-        throw new IngestError(
-          `ingest into ${request.source} answered ${res.status}: ${res.body.slice(0, 300)}`,
-          res.status,
-        );
+        throw new IngestError(`ingest into ${request.source} answered ${res.status}: ${res.body.slice(0, 300)}`, res.status);
       }
       result.events += request.events;
       result.requests++;

@@ -50,18 +50,7 @@ const referers = [
   'https://www.example.org/checkout',
 ];
 
-const tables = [
-  'todos',
-  'profiles',
-  'orders',
-  'order_items',
-  'products',
-  'messages',
-  'channels',
-  'invoices',
-  'events',
-  'countries',
-];
+const tables = ['todos', 'profiles', 'orders', 'order_items', 'products', 'messages', 'channels', 'invoices', 'events', 'countries'];
 
 const functions = ['hello-world', 'send-email', 'stripe-webhook', 'resize-image', 'openai-chat'];
 
@@ -79,8 +68,7 @@ function ipv6(rng: Rng): string {
 
 function buildRoutes(): Weighted<Route> {
   const entries: [Route, number][] = [];
-  const add = (method: string, path: string, search: string, area: Route['area'], weight: number) =>
-    entries.push([{ method, path, search, area }, weight]);
+  const add = (method: string, path: string, search: string, area: Route['area'], weight: number) => entries.push([{ method, path, search, area }, weight]);
   for (const t of tables) {
     add('GET', `/rest/v1/${t}`, '?select=*', 'rest', 6);
     add('GET', `/rest/v1/${t}`, `?select=*&id=eq.${t.length * 7}`, 'rest', 3);

@@ -8,12 +8,7 @@ const HEX_BYTE: string[] = [];
 for (let i = 0; i < 256; i++) HEX_BYTE.push(i.toString(16).padStart(2, '0'));
 
 function hex8(v: number): string {
-  return (
-    (HEX_BYTE[v >>> 24] as string) +
-    (HEX_BYTE[(v >>> 16) & 255] as string) +
-    (HEX_BYTE[(v >>> 8) & 255] as string) +
-    (HEX_BYTE[v & 255] as string)
-  );
+  return (HEX_BYTE[v >>> 24] as string) + (HEX_BYTE[(v >>> 16) & 255] as string) + (HEX_BYTE[(v >>> 8) & 255] as string) + (HEX_BYTE[v & 255] as string);
 }
 
 export class Rng {

@@ -124,9 +124,7 @@ export class Admission {
   #wait(ticket: Ticket): Promise<void> {
     const { caller, deadline } = ticket;
     if (this.#waitingCount >= this.#maxWaiting && !this.#evictFor(caller)) {
-      return Promise.reject(
-        new QuarryError('OVERLOADED', 'Too many queries are running or waiting; retry in a moment.', { retryAfter: this.#retryAfter }),
-      );
+      return Promise.reject(new QuarryError('OVERLOADED', 'Too many queries are running or waiting; retry in a moment.', { retryAfter: this.#retryAfter }));
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {

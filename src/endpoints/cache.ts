@@ -94,12 +94,7 @@ export class ResultCache<T> {
    * The cached value for (endpointId, key), or the result of `compute` (run once however many
    * callers are waiting), stored under `policy` when it succeeds.
    */
-  async get(
-    endpointId: string,
-    key: string,
-    policy: CachePolicy,
-    compute: () => Promise<Computed<T>>,
-  ): Promise<CacheLookup<T>> {
+  async get(endpointId: string, key: string, policy: CachePolicy, compute: () => Promise<Computed<T>>): Promise<CacheLookup<T>> {
     const id = fullKey(endpointId, key);
     const now = this.#clock.now();
     const entry = this.#entries.get(id);
@@ -156,13 +151,7 @@ export class ResultCache<T> {
     return this.#generations.get(endpointId) ?? 0;
   }
 
-  #store(
-    endpointId: string,
-    key: string,
-    computed: Computed<T>,
-    policy: CachePolicy,
-    compute: () => Promise<Computed<T>>,
-  ): void {
+  #store(endpointId: string, key: string, computed: Computed<T>, policy: CachePolicy, compute: () => Promise<Computed<T>>): void {
     if (computed.bytes > this.#maxBytes || this.#maxEntries < 1) return;
     const id = fullKey(endpointId, key);
     this.#drop(id);
@@ -190,8 +179,7 @@ export class ResultCache<T> {
 
   #schedule(id: string, entry: Entry<T>): void {
     entry.timer?.cancel();
-    const at =
-      entry.nextRefreshAt !== null && entry.nextRefreshAt < entry.expiresAt ? entry.nextRefreshAt : entry.expiresAt;
+    const at = entry.nextRefreshAt !== null && entry.nextRefreshAt < entry.expiresAt ? entry.nextRefreshAt : entry.expiresAt;
     entry.timer = this.#clock.setTimer(at - this.#clock.now(), () => this.#onTimer(id, entry));
   }
 
@@ -278,12 +266,7 @@ function fullKey(endpointId: string, key: string): string {
 }
 
 /** A stable key for one request: same inputs in any order give the same key. */
-export function requestCacheKey(parts: {
-  params: Readonly<Record<string, string | null>>;
-  sql: string | null;
-  lql: string | null;
-  redact: boolean;
-}): string {
+export function requestCacheKey(parts: { params: Readonly<Record<string, string | null>>; sql: string | null; lql: string | null; redact: boolean }): string {
   const params = Object.keys(parts.params)
     .sort()
     .map((k) => [k, parts.params[k] ?? null]);

@@ -103,10 +103,7 @@ export class EndpointRunner {
   async run(endpoint: Endpoint, request: RunRequest): Promise<RunOutcome> {
     const caller = callerQuery(request.params);
     if (caller && !endpoint.sandboxable) {
-      throw new QuarryError(
-        'QUERY_NOT_ALLOWED',
-        `Endpoint "${endpoint.name}" is not sandboxable: the "${caller.kind}" parameter is not accepted.`,
-      );
+      throw new QuarryError('QUERY_NOT_ALLOWED', `Endpoint "${endpoint.name}" is not sandboxable: the "${caller.kind}" parameter is not accepted.`);
     }
     const info = await this.#savedInfo(endpoint);
     const params = endpoint.params ? bindTyped(endpoint.params, info.params, request.params) : bindDeclared(info.params, request.params);
@@ -122,27 +119,29 @@ export class EndpointRunner {
         : { caller: '(refresh)', deadline: performance.now() + this.#budgetMs };
       first = false;
       const result = await this.#admission.run(ticket, (remainingMs) =>
-        this.#backend.execute({
-          saved: endpoint.query,
-          info,
-          sandboxable: endpoint.sandboxable,
-          caller,
-          params,
-          maxRows: endpoint.max_limit,
-          timeoutMs: Math.max(1, Math.floor(remainingMs)),
-          maxBytes: this.#maxBytes,
-          ...(claim ? { memory: claim } : {}),
-        }).catch((e: unknown) => {
-          // The engine knows only the time it was given; the caller's limit is the configured one.
-          if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
-            throw new QuarryError(
-              'QUERY_TIMEOUT',
-              `The query ran past its time limit of ${this.#timeoutMs} ms (counted from the request's arrival) and was stopped.`,
-              { cause: e },
-            );
-          }
-          throw e;
-        }),
+        this.#backend
+          .execute({
+            saved: endpoint.query,
+            info,
+            sandboxable: endpoint.sandboxable,
+            caller,
+            params,
+            maxRows: endpoint.max_limit,
+            timeoutMs: Math.max(1, Math.floor(remainingMs)),
+            maxBytes: this.#maxBytes,
+            ...(claim ? { memory: claim } : {}),
+          })
+          .catch((e: unknown) => {
+            // The engine knows only the time it was given; the caller's limit is the configured one.
+            if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
+              throw new QuarryError(
+                'QUERY_TIMEOUT',
+                `The query ran past its time limit of ${this.#timeoutMs} ms (counted from the request's arrival) and was stopped.`,
+                { cause: e },
+              );
+            }
+            throw e;
+          }),
       );
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;
       const rows = redact ? redactRows(limited) : limited;

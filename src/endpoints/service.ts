@@ -5,15 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { QuarryError, isQuarryError } from '../errors.ts';
 import type { QueryBackend } from './backend.ts';
-import {
-  type Endpoint,
-  type EndpointInput,
-  applyPatch,
-  checkEndpointFields,
-  endpointDefaults,
-  newEndpoint,
-  throwIfInvalid,
-} from './model.ts';
+import { type Endpoint, type EndpointInput, applyPatch, checkEndpointFields, endpointDefaults, newEndpoint, throwIfInvalid } from './model.ts';
 import type { EndpointRepository } from '../metadata/endpoints.ts';
 import { checkParamSpecs, normaliseParamSpecs } from './typed-params.ts';
 

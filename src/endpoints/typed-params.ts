@@ -116,10 +116,7 @@ function toValue(spec: ParamSpec, raw: unknown): ParamValue {
   const value = parseValue(spec, raw);
   if (value === undefined) {
     const shown = typeof raw === 'string' ? JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw) : 'the value given';
-    throw new QuarryError(
-      'BAD_REQUEST',
-      `Parameter "${spec.name}" must be ${describeType(spec)}: ${PARAM_TYPES[spec.type].accepts}; got ${shown}.`,
-    );
+    throw new QuarryError('BAD_REQUEST', `Parameter "${spec.name}" must be ${describeType(spec)}: ${PARAM_TYPES[spec.type].accepts}; got ${shown}.`);
   }
   return value;
 }

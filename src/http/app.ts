@@ -51,9 +51,7 @@ const defaultTimeouts: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, ke
 
 /** A 408 in the usual error shape, written straight to a socket whose request never completed. */
 function requestTimeoutResponse(): string {
-  const body = JSON.stringify(
-    errorBody(new QuarryError('REQUEST_TIMEOUT', 'The request was not received in time (headers or body too slow).')),
-  );
+  const body = JSON.stringify(errorBody(new QuarryError('REQUEST_TIMEOUT', 'The request was not received in time (headers or body too slow).')));
   return (
     'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -101,9 +99,7 @@ export async function buildApp(deps: AppDeps) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) =>
-    sendError(reply, new QuarryError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((req, reply) => sendError(reply, new QuarryError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`)));
 
   // While shutting down, a response closes its connection, so keep-alive clients cannot hold
   // the process open (Fastify keeps connections alive for 72 s).

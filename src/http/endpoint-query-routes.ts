@@ -46,12 +46,10 @@ const reservedDescriptions = {
   sql: Type.Optional(
     Type.String({
       description:
-        'Sandboxable endpoints only: a BigQuery-dialect SELECT that replaces the saved final SELECT and may read only the saved query\'s CTEs and its own.',
+        "Sandboxable endpoints only: a BigQuery-dialect SELECT that replaces the saved final SELECT and may read only the saved query's CTEs and its own.",
     }),
   ),
-  lql: Type.Optional(
-    Type.String({ description: 'Sandboxable endpoints only: an LQL query over the saved CTEs (ignored when `sql` is given).' }),
-  ),
+  lql: Type.Optional(Type.String({ description: 'Sandboxable endpoints only: an LQL query over the saved CTEs (ignored when `sql` is given).' })),
 };
 
 const QueryString = Type.Object(
@@ -112,10 +110,7 @@ function headerSafe(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 4000);
 }
 
-export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (
-  app,
-  { auth, runner, observe },
-) => {
+export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (app, { auth, runner, observe }) => {
   if (observe) {
     app.addHook('onError', async (req, _reply, error) => {
       if (req.endpointRun) req.endpointRun.error = error;

@@ -38,10 +38,8 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
   const tags = ['endpoints'];
   const invalid = { 400: ErrorResponse, 422: ErrorResponse };
 
-  app.get(
-    '/api/endpoints',
-    { schema: { tags, summary: 'List endpoints', response: { 200: Type.Array(EndpointSchema), ...authErrors } } },
-    async () => service.list().map(endpointFields),
+  app.get('/api/endpoints', { schema: { tags, summary: 'List endpoints', response: { 200: Type.Array(EndpointSchema), ...authErrors } } }, async () =>
+    service.list().map(endpointFields),
   );
 
   app.post(

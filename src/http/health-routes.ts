@@ -26,9 +26,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     async (_req, reply) => {
       if (!isReady()) return reply.code(503).send({ status: 'unavailable', reasons: ['starting or shutting down'] });
       const reasons = problems ? await problems() : [];
-      return reasons.length === 0
-        ? reply.send({ status: 'ok' })
-        : reply.code(503).send({ status: 'unavailable', reasons });
+      return reasons.length === 0 ? reply.send({ status: 'ok' }) : reply.code(503).send({ status: 'unavailable', reasons });
     },
   );
 };

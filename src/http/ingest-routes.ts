@@ -131,7 +131,9 @@ function str(v: unknown): string | undefined {
 async function bodyText(req: FastifyRequest, limit: number): Promise<string> {
   const body = req.body;
   if (!Buffer.isBuffer(body)) return '';
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding === 'identity' || encoding === '') return body.toString('utf8');
   if (encoding !== 'gzip' && encoding !== 'x-gzip') {
     throw new QuarryError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send gzip or no encoding.`);

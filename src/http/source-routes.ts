@@ -86,10 +86,8 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
     return s;
   };
 
-  app.get(
-    '/api/sources',
-    { schema: { tags, summary: 'List sources', response: { 200: Type.Array(SourceSchema), ...authErrors } } },
-    async () => sources.list().map(view),
+  app.get('/api/sources', { schema: { tags, summary: 'List sources', response: { 200: Type.Array(SourceSchema), ...authErrors } } }, async () =>
+    sources.list().map(view),
   );
   app.post(
     '/api/sources',

@@ -291,7 +291,9 @@ export function postgresError(e: unknown, where: string): ImportError {
     );
   }
   if (code === '28P01' || /password authentication failed/i.test(message)) {
-    return new ImportError('POSTGRES_AUTH', `PostgreSQL refused the password for ${where}. Check the user and password in --from (or PGPASSWORD).`, { cause: e });
+    return new ImportError('POSTGRES_AUTH', `PostgreSQL refused the password for ${where}. Check the user and password in --from (or PGPASSWORD).`, {
+      cause: e,
+    });
   }
   if (/client password must be a string|password must be a string/i.test(message)) {
     return new ImportError('POSTGRES_AUTH', `PostgreSQL asks for a password for ${where}: put it in --from (postgres://user:PASSWORD@…) or in PGPASSWORD.`, {

@@ -252,7 +252,10 @@ export class QuarryClient {
       if (BUSY.has(a.status) && a.status !== 502 && a.status !== 504) {
         // 503/429/507/408: refused whole, nothing stored (docs/API.md §3).
         if (Date.now() >= deadline) {
-          throw new ImportError('QUARRY_UNAVAILABLE', `Quarry kept refusing ingest into "${sourceName}" for ${Math.round(this.options.retryForMs / 1000)} s: ${a.status} ${errorMessage(a.text).message}`);
+          throw new ImportError(
+            'QUARRY_UNAVAILABLE',
+            `Quarry kept refusing ingest into "${sourceName}" for ${Math.round(this.options.retryForMs / 1000)} s: ${a.status} ${errorMessage(a.text).message}`,
+          );
         }
         this.options.onRetry?.(`Quarry busy (${a.status}); retrying`);
         await sleep(Math.min(10_000, Math.max(a.retryAfterMs ?? 0, 250 * 2 ** attempt)));
@@ -266,7 +269,10 @@ export class QuarryClient {
       // A 500 or a gateway's 502/504: the request may or may not have been stored.
       if (a.status >= 500) return { kind: 'unknown', reason: `HTTP ${a.status}` };
       const { message, code } = errorMessage(a.text);
-      throw new ImportError('QUARRY_ERROR', `Quarry answered ingest into "${sourceName}" with ${a.status} ${code ?? ''} ${message}`.replace(/\s+/g, ' ').trim());
+      throw new ImportError(
+        'QUARRY_ERROR',
+        `Quarry answered ingest into "${sourceName}" with ${a.status} ${code ?? ''} ${message}`.replace(/\s+/g, ' ').trim(),
+      );
     }
   }
 
@@ -293,7 +299,10 @@ export class QuarryClient {
       }
       if (!BUSY.has(a.status)) return a;
       if (Date.now() >= deadline) {
-        throw new ImportError('QUARRY_UNAVAILABLE', `Quarry kept answering ${a.status} to ${method} ${path.split('?')[0]} for ${Math.round(this.options.retryForMs / 1000)} s: ${errorMessage(a.text).message}`);
+        throw new ImportError(
+          'QUARRY_UNAVAILABLE',
+          `Quarry kept answering ${a.status} to ${method} ${path.split('?')[0]} for ${Math.round(this.options.retryForMs / 1000)} s: ${errorMessage(a.text).message}`,
+        );
       }
       this.options.onRetry?.(`Quarry busy (${a.status}); retrying`);
       await sleep(Math.min(10_000, Math.max(a.retryAfterMs ?? 0, 250 * 2 ** attempt)));

@@ -43,11 +43,7 @@ export function sanitiseKey(key: string, maxKeyLength: number = defaultSchemaLim
  * could hold). `reserved` names (lower-case) count as taken at this level. Returns `value` itself
  * when nothing needs changing (the common case), so ingest does not copy every event.
  */
-export function sanitiseObject(
-  value: { [key: string]: unknown },
-  reserved?: ReadonlySet<string>,
-  limits: KeyLimits = defaultSchemaLimits,
-): JsonObject {
+export function sanitiseObject(value: { [key: string]: unknown }, reserved?: ReadonlySet<string>, limits: KeyLimits = defaultSchemaLimits): JsonObject {
   return sanitiseLevel(value, reserved, limits, 0);
 }
 

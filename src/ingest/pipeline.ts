@@ -134,11 +134,9 @@ export class IngestService {
     // A request larger than the whole queue is still taken when the queue is empty.
     if (this.queued > 0 && this.queued + events.length > this.maxQueued) {
       return Promise.reject(
-        new QuarryError(
-          'OVERLOADED',
-          `Ingest is saturated (${this.queued} events waiting to be written); retry after ${this.retryAfter} s.`,
-          { retryAfter: this.retryAfter },
-        ),
+        new QuarryError('OVERLOADED', `Ingest is saturated (${this.queued} events waiting to be written); retry after ${this.retryAfter} s.`, {
+          retryAfter: this.retryAfter,
+        }),
       );
     }
     const prepared = prepareRequest(events, nowMicros(), rawText, this.limits);
@@ -337,9 +335,7 @@ export class IngestService {
   }
 
   private fail(p: Pending, e: unknown): void {
-    this.log(
-      `Could not store ${p.count} event(s) for source ${p.source.name} (${p.source.id}): ${e instanceof Error ? e.message : String(e)}`,
-    );
+    this.log(`Could not store ${p.count} event(s) for source ${p.source.name} (${p.source.id}): ${e instanceof Error ? e.message : String(e)}`);
     this.settle(p, e);
   }
 

@@ -65,12 +65,7 @@ const WIDE_NUMBER = 2 ** 63;
  * The standard columns and field types of a request's events. `rawText`, when given, is the JSON
  * text of an array holding exactly `events`; `raw` keeps it when storage may read fields from it.
  */
-export function prepareRequest(
-  events: readonly RawEvent[],
-  nowMicros: bigint,
-  rawText?: string,
-  limits: KeyLimits = defaultSchemaLimits,
-): PreparedRequest {
+export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, rawText?: string, limits: KeyLimits = defaultSchemaLimits): PreparedRequest {
   const n = events.length;
   const out: PreparedRequest = {
     events,
@@ -160,12 +155,7 @@ function fitsType(o: FieldType, s: FieldType): boolean {
 }
 
 /** Top-level keys of one event into `into`; clears `state.ok` when the event is not readable. */
-function walkTop(
-  event: RawEvent,
-  into: Record<string, FieldType> | undefined,
-  skipMessage: boolean,
-  state: WalkState,
-): Record<string, FieldType> | undefined {
+function walkTop(event: RawEvent, into: Record<string, FieldType> | undefined, skipMessage: boolean, state: WalkState): Record<string, FieldType> | undefined {
   let fields = into;
   for (const key in event) {
     if (key === 'id' || key === 'timestamp' || key === 'event_message' || (skipMessage && key === 'message')) continue;

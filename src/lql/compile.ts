@@ -84,10 +84,7 @@ function chooseCte(rules: LqlRules, ctes: string[]): string {
     return wanted;
   }
   if (ctes.length > 1) {
-    throw new QuarryError(
-      'QUERY_NOT_ALLOWED',
-      `Multiple CTEs available (${ctes.join(', ')}). You must specify which one to query using \`f:name\``,
-    );
+    throw new QuarryError('QUERY_NOT_ALLOWED', `Multiple CTEs available (${ctes.join(', ')}). You must specify which one to query using \`f:name\``);
   }
   return ctes[0]!;
 }
@@ -146,7 +143,13 @@ function chartColumns(chart: ChartRule): { columns: [Expr, string][]; bucket: Ex
       };
       break;
   }
-  return { columns: [[bucket, 'timestamp'], [aggregate, chart.aggregate]], bucket };
+  return {
+    columns: [
+      [bucket, 'timestamp'],
+      [aggregate, chart.aggregate],
+    ],
+    bucket,
+  };
 }
 
 // ---- filters -----------------------------------------------------------------------------------
@@ -358,7 +361,7 @@ function valueText(value: Exclude<FilterValue, { type: 'null' }>): string {
 
 /** Text operators on a field known not to be a string read its text form. */
 function asString(column: Expr, fieldType: VType | undefined): Expr {
-  if (fieldType === undefined || fieldType.k === 'unknown' || fieldType.k === 'missing' || (fieldType.k === 'scalar' && fieldType.t === 'string')) return column;
+  if (fieldType === undefined || fieldType.k === 'unknown' || fieldType.k === 'missing' || (fieldType.k === 'scalar' && fieldType.t === 'string'))
+    return column;
   return { kind: 'cast', expr: column, to: 'string', safe: false };
 }
-

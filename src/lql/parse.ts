@@ -87,10 +87,7 @@ export function parseLql(lql: string, options: ParseOptions = {}): LqlRules {
       case 'chart_aggregate': {
         const aggregate = aggregates.find((a) => a === clause.aggregate);
         if (!aggregate) {
-          throw clauseError(
-            source,
-            `Error while parsing chart clause: unknown aggregate '${clause.aggregate}', expected one of ${aggregates.join(', ')}`,
-          );
+          throw clauseError(source, `Error while parsing chart clause: unknown aggregate '${clause.aggregate}', expected one of ${aggregates.join(', ')}`);
         }
         if (chart.aggregate !== undefined || chart.path !== undefined) throw clauseError(source, 'Only one chart rule can be used in a LQL query');
         chart.aggregate = aggregate;
@@ -104,10 +101,7 @@ export function parseLql(lql: string, options: ParseOptions = {}): LqlRules {
         chart.sources.push(source);
         break;
       case 'chart_invalid':
-        throw clauseError(
-          source,
-          `Error while parsing chart clause: expected c:<aggregate>(<field>) or c:group_by(t::<period>), got '${clause.invalid}'`,
-        );
+        throw clauseError(source, `Error while parsing chart clause: expected c:<aggregate>(<field>) or c:group_by(t::<period>), got '${clause.invalid}'`);
       case 'timestamp':
         rules.filters.push(timestampRule(clause, now, source));
         break;
@@ -164,8 +158,7 @@ function fieldRule(clause: Extract<RawClause, { kind: 'field' }>, source: Clause
   const path = fieldPath(clause.path);
   const raw = clause.value;
   const base = { path, negate: clause.negate, quoted: raw.type === 'quoted', source };
-  const invalid = (text: string): QuarryError =>
-    clauseError(source, `Error while parsing \`${path}\` field metadata filter value: ${text}`);
+  const invalid = (text: string): QuarryError => clauseError(source, `Error while parsing \`${path}\` field metadata filter value: ${text}`);
 
   if (raw.type === 'invalid') throw invalid(raw.text);
   switch (clause.operator) {

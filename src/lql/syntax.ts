@@ -31,9 +31,7 @@ export interface RawTimeOfDay {
   offset: string | null;
 }
 
-export type RawTimestampPoint =
-  | { type: 'unix'; digits: string }
-  | { type: 'template'; year: RawPart; month: RawPart; day: RawPart; time: RawTimeOfDay | null };
+export type RawTimestampPoint = { type: 'unix'; digits: string } | { type: 'template'; year: RawPart; month: RawPart; day: RawPart; time: RawTimeOfDay | null };
 
 export type RawTimestampValue =
   | { type: 'shorthand'; name: 'now' | 'today' | 'yesterday' }
@@ -86,10 +84,7 @@ function grammarParser(): peggy.Parser {
 
 /** Builds the PARSE_ERROR for a clause whose shape parsed but whose meaning did not. */
 export function clauseError(clause: ClauseSource, message: string): QuarryError {
-  return new QuarryError(
-    'PARSE_ERROR',
-    `${message} (in LQL clause \`${clause.text}\` at line ${clause.line}, column ${clause.column})`,
-  );
+  return new QuarryError('PARSE_ERROR', `${message} (in LQL clause \`${clause.text}\` at line ${clause.line}, column ${clause.column})`);
 }
 
 /** Parses LQL text into raw clauses; throws PARSE_ERROR naming the line and column on bad input. */
@@ -109,16 +104,18 @@ function syntaxError(lql: string, e: peggy.parser.SyntaxError): QuarryError {
   if (open !== undefined) {
     const { line, column } = position(lql, open);
     const snippet = lql.slice(open).split(/[\r\n]/)[0] ?? '';
-    return new QuarryError(
-      'PARSE_ERROR',
-      `Could not parse LQL: the quoted string at line ${line}, column ${column} (\`${snippet}\`) is never closed with "`,
-      { cause: e },
-    );
+    return new QuarryError('PARSE_ERROR', `Could not parse LQL: the quoted string at line ${line}, column ${column} (\`${snippet}\`) is never closed with "`, {
+      cause: e,
+    });
   }
   const { line, column, offset } = e.location.start;
   const lineStart = lql.lastIndexOf('\n', offset - 1) + 1;
   // The clause is the whitespace-delimited run of text around the failure.
-  const before = lql.slice(lineStart, offset).split(/[ \t\r]/).pop() ?? '';
+  const before =
+    lql
+      .slice(lineStart, offset)
+      .split(/[ \t\r]/)
+      .pop() ?? '';
   const after = lql.slice(offset).split(/[ \t\r\n]/)[0] ?? '';
   const clause = `${before}${after}`;
   const found = e.found === null ? 'end of query' : `character ${JSON.stringify(e.found)}`;

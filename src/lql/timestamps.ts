@@ -9,13 +9,7 @@
 import type { QuarryError } from '../errors.ts';
 import { civilDays, civilMicros, formatDate, formatSqlTimestamp, MICROS_PER_DAY, millisToMicros, parseDate } from '../time.ts';
 import type { FilterValue } from './rules.ts';
-import {
-  type ClauseSource,
-  clauseError,
-  type RawPart,
-  type RawTimestampPoint,
-  type RawTimestampValue,
-} from './syntax.ts';
+import { type ClauseSource, clauseError, type RawPart, type RawTimestampPoint, type RawTimestampValue } from './syntax.ts';
 
 export type TimestampMeaning =
   | { kind: 'point'; value: FilterValue; shorthand?: string }
@@ -49,12 +43,7 @@ const unitNames: Record<string, Unit> = {
 
 const rangeShorthands = new Set(['today', 'yesterday', 'this', 'last']);
 
-export function timestampMeaning(
-  raw: RawTimestampValue,
-  operator: string,
-  now: Date,
-  source: ClauseSource,
-): TimestampMeaning {
+export function timestampMeaning(raw: RawTimestampValue, operator: string, now: Date, source: ClauseSource): TimestampMeaning {
   const shorthandKind = raw.type === 'shorthand' ? raw.name : raw.type;
   if (operator !== '' && rangeShorthands.has(shorthandKind)) {
     throw clauseError(
@@ -125,11 +114,7 @@ function resolvePoint(point: RawTimestampPoint, source: ClauseSource): { from: R
   return { from: templateValue(point, (p) => p.from, source), to: templateValue(point, (p) => p.to, source) };
 }
 
-function templateValue(
-  point: Extract<RawTimestampPoint, { type: 'template' }>,
-  pick: (p: RawPart) => string,
-  source: ClauseSource,
-): ResolvedValue {
+function templateValue(point: Extract<RawTimestampPoint, { type: 'template' }>, pick: (p: RawPart) => string, source: ClauseSource): ResolvedValue {
   const invalid = (): QuarryError => invalidValue(source, source.text.replace(/^-?[a-z]+:[<>=]*/, ''));
   const year = Number(pick(point.year));
   const month = Number(pick(point.month));
@@ -168,10 +153,7 @@ function unixToDate(digits: string, source: ClauseSource): Date {
     case 15:
       throw invalidValue(source, digits);
     default:
-      throw clauseError(
-        source,
-        `Error while parsing timestamp: '${digits}' is not a valid Unix timestamp (expected 10, 13, or 16 digits)`,
-      );
+      throw clauseError(source, `Error while parsing timestamp: '${digits}' is not a valid Unix timestamp (expected 10, 13, or 16 digits)`);
   }
 }
 
@@ -183,10 +165,7 @@ function shorthand(name: 'now' | 'today' | 'yesterday', now: Date): TimestampMea
 }
 
 function invalidValue(source: ClauseSource, text: string): QuarryError {
-  return clauseError(
-    source,
-    `Error while parsing timestamp filter value: expected ISO8601 string, Unix timestamp, range or shorthand, got '${text}'`,
-  );
+  return clauseError(source, `Error while parsing timestamp filter value: expected ISO8601 string, Unix timestamp, range or shorthand, got '${text}'`);
 }
 
 function unknownUnit(source: ClauseSource, unit: string, expected: string): QuarryError {

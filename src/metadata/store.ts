@@ -78,9 +78,7 @@ function mirrorOf(snapshot: MetadataSnapshot): Mirror {
 /** Key-order independent JSON, to compare records read back with records held. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
 }
 
@@ -98,15 +96,12 @@ function diff(before: Mirror, after: Mirror): MetadataChanges {
     if (!old || canonical(endpointFields(old)) !== canonical(endpointFields(e))) endpointsChanged.push(id);
   }
   for (const id of before.endpoints.keys()) if (!after.endpoints.has(id)) endpointsChanged.push(id);
-  const tokensChanged =
-    before.byHash.size !== after.byHash.size || [...after.byHash.keys()].some((h) => !before.byHash.has(h));
+  const tokensChanged = before.byHash.size !== after.byHash.size || [...after.byHash.keys()].some((h) => !before.byHash.has(h));
   return { sourcesChanged, sourcesRemoved, endpointsChanged, tokensChanged };
 }
 
 function nothingChanged(c: MetadataChanges): boolean {
-  return (
-    c.sourcesChanged.length === 0 && c.sourcesRemoved.length === 0 && c.endpointsChanged.length === 0 && !c.tokensChanged
-  );
+  return c.sourcesChanged.length === 0 && c.sourcesRemoved.length === 0 && c.endpointsChanged.length === 0 && !c.tokensChanged;
 }
 
 function nameTaken(what: 'source' | 'endpoint', name: string): QuarryError {

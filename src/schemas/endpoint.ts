@@ -21,8 +21,7 @@ export const UUID_PATTERN = '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0
 const textOrNull = (description?: string) =>
   Type.Union([Type.String(), Type.Null()], { default: null, errorMessage: 'must be text or null', ...(description ? { description } : {}) });
 
-const flag = (byDefault: boolean, description: string) =>
-  Type.Boolean({ default: byDefault, description, errorMessage: 'must be true or false' });
+const flag = (byDefault: boolean, description: string) => Type.Boolean({ default: byDefault, description, errorMessage: 'must be true or false' });
 
 const seconds = (byDefault: number, zero: string, description: string) =>
   Type.Integer({

@@ -298,23 +298,28 @@ export function visitExpr(e: Expr, visitor: AstVisitor): void {
 /** Hooks that call the visitor and change nothing. */
 function visiting(v: AstVisitor): AstHooks {
   const hooks: AstHooks = {};
-  if (v.query) hooks.query = (q, recurse) => {
+  if (v.query)
+    hooks.query = (q, recurse) => {
       v.query!(q);
       return recurse(q);
     };
-  if (v.cte) hooks.cte = (c, recurse) => {
+  if (v.cte)
+    hooks.cte = (c, recurse) => {
       v.cte!(c);
       return recurse(c);
     };
-  if (v.select) hooks.select = (s, recurse) => {
+  if (v.select)
+    hooks.select = (s, recurse) => {
       v.select!(s);
       return recurse(s);
     };
-  if (v.factor) hooks.factor = (f, recurse) => {
+  if (v.factor)
+    hooks.factor = (f, recurse) => {
       v.factor!(f);
       return recurse(f);
     };
-  if (v.expr) hooks.expr = (e, recurse) => {
+  if (v.expr)
+    hooks.expr = (e, recurse) => {
       v.expr!(e);
       return recurse(e);
     };

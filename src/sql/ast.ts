@@ -25,41 +25,12 @@
  */
 import { assertNever } from './types.ts';
 
-export type DatePart =
-  | 'microsecond'
-  | 'millisecond'
-  | 'second'
-  | 'minute'
-  | 'hour'
-  | 'day'
-  | 'dayofweek'
-  | 'dayofyear'
-  | 'week'
-  | 'month'
-  | 'quarter'
-  | 'year';
+export type DatePart = 'microsecond' | 'millisecond' | 'second' | 'minute' | 'hour' | 'day' | 'dayofweek' | 'dayofyear' | 'week' | 'month' | 'quarter' | 'year';
 
 /** Target types of CAST / SAFE_CAST, in BigQuery's names. */
 export type CastType = 'string' | 'int64' | 'float64' | 'numeric' | 'bool' | 'timestamp' | 'datetime' | 'date' | 'bytes';
 
-export type BinaryOp =
-  | 'and'
-  | 'or'
-  | '='
-  | '!='
-  | '<'
-  | '<='
-  | '>'
-  | '>='
-  | '+'
-  | '-'
-  | '*'
-  | '/'
-  | '%'
-  | '||'
-  | '&'
-  | '|'
-  | '^';
+export type BinaryOp = 'and' | 'or' | '=' | '!=' | '<' | '<=' | '>' | '>=' | '+' | '-' | '*' | '/' | '%' | '||' | '&' | '|' | '^';
 
 export type Expr =
   | ColumnRef

@@ -63,7 +63,8 @@ export function parseFormat(args: readonly RExpr[]): FormatPiece[] {
       continue;
     }
     if (letter === '') throw new QuarryError('INVALID_QUERY', `FORMAT has an invalid directive ${whole || '%'}`);
-    const conversion: FormatConversion | undefined = letter === 'i' || letter === 'd' ? 'd' : letter === 'f' || letter === 'F' || letter === 's' || letter === 't' ? letter : undefined;
+    const conversion: FormatConversion | undefined =
+      letter === 'i' || letter === 'd' ? 'd' : letter === 'f' || letter === 'F' || letter === 's' || letter === 't' ? letter : undefined;
     if (!conversion) throw notSupported(`the directive ${whole} (supported: %d %i %f %F %s %t %%)`);
     if (width === '*' || precision === '*') throw notSupported(`* widths or precisions (${whole})`);
     if (flags.includes("'") || flags.includes('#')) throw notSupported(`the flags ' and # (${whole})`);

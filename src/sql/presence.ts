@@ -24,7 +24,6 @@ export function presence(value: RExpr): RExpr | undefined {
   }
 }
 
-
 function conjuncts(e: RExpr): RExpr[] {
   return e.kind === 'binary' && e.op === 'and' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
 }

@@ -20,7 +20,20 @@
  */
 import { QuarryError } from '../errors.ts';
 import { allColumns } from '../storage/overflow.ts';
-import { type CastType, type DatePart, type Expr, type From, type FuncCall, frameText, type OrderItem, type Query, type Select, type SetExpr, type TableFactor, type WindowFrame } from './ast.ts';
+import {
+  type CastType,
+  type DatePart,
+  type Expr,
+  type From,
+  type FuncCall,
+  frameText,
+  type OrderItem,
+  type Query,
+  type Select,
+  type SetExpr,
+  type TableFactor,
+  type WindowFrame,
+} from './ast.ts';
 import { presence, scalarWithoutFrom, withoutImpliedPresence } from './presence.ts';
 import { type ArgKind, functionDef, isAggregate, type FunctionName, restrictedFunction, returnType } from './functions.ts';
 import {
@@ -38,7 +51,20 @@ import {
   type RSelect,
   type RSetExpr,
 } from './resolved.ts';
-import { assertNever, findName, fromFieldType, isScalar, listOf, missingType, recordOf, scalar, type ScalarName, typeName, unknownType, type VType } from './types.ts';
+import {
+  assertNever,
+  findName,
+  fromFieldType,
+  isScalar,
+  listOf,
+  missingType,
+  recordOf,
+  scalar,
+  type ScalarName,
+  typeName,
+  unknownType,
+  type VType,
+} from './types.ts';
 import type { Catalog } from '../storage/schema.ts';
 
 export interface ResolveOptions {
@@ -328,7 +354,10 @@ class Resolver {
    */
   private from(from: From, env: CteEnv, scope: Scope): { from: RFrom; filter: RExpr | undefined } {
     if (hasNested(from) && sideJoin(from)) {
-      throw new QuarryError('QUERY_NOT_ALLOWED', 'RIGHT and FULL joins are not supported together with a parenthesised join: write the parenthesised part as a subquery');
+      throw new QuarryError(
+        'QUERY_NOT_ALLOWED',
+        'RIGHT and FULL joins are not supported together with a parenthesised join: write the parenthesised part as a subquery',
+      );
     }
     let first: RFactor | undefined;
     const joins: RJoin[] = [];
@@ -422,7 +451,12 @@ class Resolver {
     return { factor: freeze({ kind: 'range', range: entry.range as Extract<RFactor, { kind: 'range' }>['range'], query }) };
   }
 
-  private unnest(f: Extract<TableFactor, { kind: 'unnest' }>, joinType: RJoin['type'], on: Expr | undefined, scope: Scope): { factor: RFactor; onResolved?: RExpr } {
+  private unnest(
+    f: Extract<TableFactor, { kind: 'unnest' }>,
+    joinType: RJoin['type'],
+    on: Expr | undefined,
+    scope: Scope,
+  ): { factor: RFactor; onResolved?: RExpr } {
     const written = f.alias ?? this.fresh('u');
     const name = written.toLowerCase();
     const keepEmpty = joinType === 'left';
@@ -570,7 +604,13 @@ class Resolver {
       case 'binary':
         return binary(e.op, this.expr(e.left, scope, aliasesFirst), this.expr(e.right, scope, aliasesFirst));
       case 'distinctFrom':
-        return freeze({ kind: 'distinctFrom', left: this.expr(e.left, scope, aliasesFirst), right: this.expr(e.right, scope, aliasesFirst), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'distinctFrom',
+          left: this.expr(e.left, scope, aliasesFirst),
+          right: this.expr(e.right, scope, aliasesFirst),
+          negated: e.negated,
+          type: T.bool,
+        });
       case 'unary': {
         const x = this.expr(e.expr, scope, aliasesFirst);
         return freeze({ kind: 'unary', op: e.op, expr: x, type: e.op === 'not' ? T.bool : x.type });
@@ -598,18 +638,49 @@ class Resolver {
         return freeze({ kind: 'isBool', expr: this.expr(e.expr, scope, aliasesFirst), value: e.value, negated: e.negated, type: T.bool });
       case 'inList': {
         const x = this.expr(e.expr, scope, aliasesFirst);
-        return freeze({ kind: 'inList', expr: x, list: freeze(e.list.map((i) => coerceTo(x, this.expr(i, scope, aliasesFirst)))), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'inList',
+          expr: x,
+          list: freeze(e.list.map((i) => coerceTo(x, this.expr(i, scope, aliasesFirst)))),
+          negated: e.negated,
+          type: T.bool,
+        });
       }
       case 'inUnnest':
-        return freeze({ kind: 'inUnnest', expr: this.expr(e.expr, scope, aliasesFirst), array: this.expr(e.array, scope, aliasesFirst), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'inUnnest',
+          expr: this.expr(e.expr, scope, aliasesFirst),
+          array: this.expr(e.array, scope, aliasesFirst),
+          negated: e.negated,
+          type: T.bool,
+        });
       case 'inQuery':
-        return freeze({ kind: 'inQuery', expr: this.expr(e.expr, scope, aliasesFirst), query: this.query(e.query, scope.ctes, scope), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'inQuery',
+          expr: this.expr(e.expr, scope, aliasesFirst),
+          query: this.query(e.query, scope.ctes, scope),
+          negated: e.negated,
+          type: T.bool,
+        });
       case 'between': {
         const x = this.expr(e.expr, scope, aliasesFirst);
-        return freeze({ kind: 'between', expr: x, low: coerceTo(x, this.expr(e.low, scope, aliasesFirst)), high: coerceTo(x, this.expr(e.high, scope, aliasesFirst)), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'between',
+          expr: x,
+          low: coerceTo(x, this.expr(e.low, scope, aliasesFirst)),
+          high: coerceTo(x, this.expr(e.high, scope, aliasesFirst)),
+          negated: e.negated,
+          type: T.bool,
+        });
       }
       case 'like':
-        return freeze({ kind: 'like', expr: this.expr(e.expr, scope, aliasesFirst), pattern: this.expr(e.pattern, scope, aliasesFirst), negated: e.negated, type: T.bool });
+        return freeze({
+          kind: 'like',
+          expr: this.expr(e.expr, scope, aliasesFirst),
+          pattern: this.expr(e.pattern, scope, aliasesFirst),
+          negated: e.negated,
+          type: T.bool,
+        });
       case 'exists':
         return freeze({ kind: 'exists', query: this.query(e.query, scope.ctes, scope), negated: e.negated, type: T.bool });
       case 'subquery': {
@@ -735,7 +806,16 @@ class Resolver {
 
 /** Functions BigQuery gives no window frame: they see the whole partition, or number its rows. */
 const FRAMELESS: ReadonlySet<FunctionName> = new Set<FunctionName>([
-  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'percentile_cont', 'percentile_disc',
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'percentile_cont',
+  'percentile_disc',
 ]);
 
 /**
@@ -851,5 +931,8 @@ function hasNested(from: From): boolean {
 
 /** A RIGHT or FULL join anywhere in the FROM, parenthesised parts included. */
 function sideJoin(from: From): boolean {
-  return from.joins.some((j) => j.type === 'right' || j.type === 'full' || (j.table.kind === 'nested' && sideJoin(j.table.from))) || (from.first.kind === 'nested' && sideJoin(from.first.from));
+  return (
+    from.joins.some((j) => j.type === 'right' || j.type === 'full' || (j.table.kind === 'nested' && sideJoin(j.table.from))) ||
+    (from.first.kind === 'nested' && sideJoin(from.first.from))
+  );
 }

@@ -279,19 +279,23 @@ export interface ResolvedVisitor {
 /** A transformer that calls the visitor on every node it reaches and changes nothing. */
 export function visitingTransformer(v: ResolvedVisitor): ResolvedTransformer {
   const hooks: ResolvedHooks = {};
-  if (v.query) hooks.query = (q, recurse) => {
+  if (v.query)
+    hooks.query = (q, recurse) => {
       v.query!(q);
       return recurse(q);
     };
-  if (v.select) hooks.select = (s, recurse) => {
+  if (v.select)
+    hooks.select = (s, recurse) => {
       v.select!(s);
       return recurse(s);
     };
-  if (v.factor) hooks.factor = (f, recurse) => {
+  if (v.factor)
+    hooks.factor = (f, recurse) => {
       v.factor!(f);
       return recurse(f);
     };
-  if (v.expr) hooks.expr = (e, recurse) => {
+  if (v.expr)
+    hooks.expr = (e, recurse) => {
       v.expr!(e);
       return recurse(e);
     };

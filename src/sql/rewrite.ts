@@ -31,18 +31,7 @@
  * with instead of a subquery they run first (usage.api-counts' window start).
  */
 import { functions } from './functions.ts';
-import {
-  allOf,
-  and,
-  freeze,
-  type ROrder,
-  type RExpr,
-  type RFrom,
-  type RangeVar,
-  type RQuery,
-  type RSelect,
-  type RSelectItem,
-} from './resolved.ts';
+import { allOf, and, freeze, type ROrder, type RExpr, type RFrom, type RangeVar, type RQuery, type RSelect, type RSelectItem } from './resolved.ts';
 import { someExpr, transformResolved, transformResolvedExpr, visitingTransformer } from './resolved-transform.ts';
 import { scalar } from './types.ts';
 
@@ -280,7 +269,9 @@ export function inlineOneRowCtes(q: RQuery): RQuery {
     if (b.kind !== 'select' || b.from || b.distinct || b.where || b.groupBy.length > 0 || b.having || b.qualify) continue;
     if (c.query.with.length > 0 || c.query.orderBy.length > 0 || c.query.limit || c.query.offset) continue;
     const names = b.columns.map((i) => i.name);
-    const items = b.columns.filter((i) => names.indexOf(i.name) === names.lastIndexOf(i.name) && rowLocal(i.expr) && !someExpr(i.expr, (x) => x.kind === 'column'));
+    const items = b.columns.filter(
+      (i) => names.indexOf(i.name) === names.lastIndexOf(i.name) && rowLocal(i.expr) && !someExpr(i.expr, (x) => x.kind === 'column'),
+    );
     if (items.length > 0) constants.set(c.name, new Map(items.map((i) => [i.name, i.expr])));
   }
   if (constants.size === 0) return q;

@@ -28,9 +28,7 @@ interface Glue {
 }
 
 const require = createRequire(import.meta.url);
-const glueUrl = pathToFileURL(
-  path.join(path.dirname(require.resolve('@guanmingchiu/sqlparser-ts')), '..', 'wasm', 'sqlparser_rs_wasm.js'),
-).href;
+const glueUrl = pathToFileURL(path.join(path.dirname(require.resolve('@guanmingchiu/sqlparser-ts')), '..', 'wasm', 'sqlparser_rs_wasm.js')).href;
 // Out-of-bounds memory accesses are checked by compiled code rather than caught as SIGSEGV by
 // V8's trap handler: embedded chDB (CLICKHOUSE_URL=chdb:) installs ClickHouse's own fatal-signal
 // handlers over V8's, and the trap a crashing parse raises would then freeze the process for

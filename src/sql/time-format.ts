@@ -96,7 +96,21 @@ export const ELEMENTS: Readonly<Record<string, ElementDef>> = Object.freeze({
   b: el('date', 'abbreviated month name (Jan)', [f('monthAbbr')]),
   h: el('date', 'as %b', [f('monthAbbr')]),
   C: el('date', 'century, 00-99', [f('century')], 'the century is not supported when parsing; use %Y'),
-  c: el('time', 'date and time as %a %b %e %H:%M:%S %Y', [f('weekdayAbbr'), text(' '), f('monthAbbr'), text(' '), f('daySpace'), text(' '), f('hour'), text(':'), f('minute'), text(':'), f('second'), text(' '), f('year')]),
+  c: el('time', 'date and time as %a %b %e %H:%M:%S %Y', [
+    f('weekdayAbbr'),
+    text(' '),
+    f('monthAbbr'),
+    text(' '),
+    f('daySpace'),
+    text(' '),
+    f('hour'),
+    text(':'),
+    f('minute'),
+    text(':'),
+    f('second'),
+    text(' '),
+    f('year'),
+  ]),
   D: el('date', 'date as %m/%d/%y', [f('month'), text('/'), f('day'), text('/'), f('year2')]),
   d: el('date', 'day of the month, 01-31', [f('day')]),
   e: el('date', 'day of the month, 1-31, single digits after a space', [f('daySpace')]),
@@ -129,7 +143,12 @@ export const ELEMENTS: Readonly<Record<string, ElementDef>> = Object.freeze({
   x: el('date', 'date as %m/%d/%y', [f('month'), text('/'), f('day'), text('/'), f('year2')]),
   Y: el('date', 'year with century (2021)', [f('year')]),
   y: el('date', 'year without century, 00-99 (parsing: 69-99 → 19xx, 00-68 → 20xx)', [f('year2')]),
-  Z: el('zone', 'time zone: UTC, or UTC and the offset (UTC-5, UTC+5:30) under a time zone argument', [f('zoneName')], 'time zone names are not supported when parsing; use %Ez or %z'),
+  Z: el(
+    'zone',
+    'time zone: UTC, or UTC and the offset (UTC-5, UTC+5:30) under a time zone argument',
+    [f('zoneName')],
+    'time zone names are not supported when parsing; use %Ez or %z',
+  ),
   z: el('zone', 'offset from UTC as +HHMM', [f('offset')]),
   '%': el('none', 'a %', [text('%')]),
   Ez: el('zone', 'offset from UTC as +HH:MM (parsing also reads Z, +HH and +HHMM)', [f('offsetColon')]),
@@ -137,7 +156,21 @@ export const ELEMENTS: Readonly<Record<string, ElementDef>> = Object.freeze({
   E4Y: el('date', 'year, 4 digits (0001-9999)', [f('year4')]),
   // POSIX's alternative forms, which ZetaSQL reads as the plain elements.
   EC: el('date', 'as %C', [f('century')], 'the century is not supported when parsing; use %Y'),
-  Ec: el('time', 'as %c', [f('weekdayAbbr'), text(' '), f('monthAbbr'), text(' '), f('daySpace'), text(' '), f('hour'), text(':'), f('minute'), text(':'), f('second'), text(' '), f('year')]),
+  Ec: el('time', 'as %c', [
+    f('weekdayAbbr'),
+    text(' '),
+    f('monthAbbr'),
+    text(' '),
+    f('daySpace'),
+    text(' '),
+    f('hour'),
+    text(':'),
+    f('minute'),
+    text(':'),
+    f('second'),
+    text(' '),
+    f('year'),
+  ]),
   EX: el('time', 'as %X', [f('hour'), text(':'), f('minute'), text(':'), f('second')]),
   Ex: el('date', 'as %x', [f('month'), text('/'), f('day'), text('/'), f('year2')]),
   EY: el('date', 'as %Y', [f('year')]),
@@ -159,7 +192,12 @@ export const ELEMENTS: Readonly<Record<string, ElementDef>> = Object.freeze({
 
 /** `%E<n>S`: seconds with n fraction digits (n = 0…9; when parsing, at most n and at most 6). */
 function fractionElement(n: number): ElementDef {
-  return el('time', `seconds with ${n} fraction digits`, [n === 0 ? f('second') : secs(n)], n > 6 ? 'more than 6 fraction digits are not supported when parsing' : undefined);
+  return el(
+    'time',
+    `seconds with ${n} fraction digits`,
+    [n === 0 ? f('second') : secs(n)],
+    n > 6 ? 'more than 6 fraction digits are not supported when parsing' : undefined,
+  );
 }
 
 /** The definition of an element spelt `spelling` (after `%`), or undefined. */
@@ -320,7 +358,15 @@ export function parsePlan(format: string, fn: 'parse_timestamp' | 'parse_datetim
   return Object.freeze({ ...plan });
 }
 
-function parseField(field: Field, spelling: string, fn: TimeFormatFunction, beforeElement: boolean, plan: Draft, group: (re: string) => number, raw: (re: string) => void): void {
+function parseField(
+  field: Field,
+  spelling: string,
+  fn: TimeFormatFunction,
+  beforeElement: boolean,
+  plan: Draft,
+  group: (re: string) => number,
+  raw: (re: string) => void,
+): void {
   switch (field) {
     case 'year':
       plan.year = { group: group(beforeElement ? '\\d{1,4}' : '\\d{1,5}'), twoDigit: false };
@@ -415,7 +461,6 @@ function parseField(field: Field, spelling: string, fn: TimeFormatFunction, befo
       assertNever(field);
   }
 }
-
 
 /** The value FORMAT_* writes, as an engine's SQL. */
 export interface FormatValue {

@@ -20,9 +20,8 @@ export function isDiskFull(e: unknown): boolean {
 
 /** What a client is told when a write failed because the disk is full (CONTRACT §3: 507). */
 export function diskFullError(cause: unknown): QuarryError {
-  return new QuarryError(
-    'INSUFFICIENT_STORAGE',
-    'The disk holding the data is full: nothing from this request was stored. Retry once space has been freed.',
-    { cause, retryAfter: 30 },
-  );
+  return new QuarryError('INSUFFICIENT_STORAGE', 'The disk holding the data is full: nothing from this request was stored. Retry once space has been freed.', {
+    cause,
+    retryAfter: 30,
+  });
 }

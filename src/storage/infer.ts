@@ -92,10 +92,7 @@ function inferObject(value: JsonObject): FieldType | undefined {
  * nothing had a type. Allocates only when a value does not fit what `into` already holds, so a
  * steady stream of same-shaped events costs no garbage.
  */
-export function inferFields(
-  value: JsonObject,
-  into: Record<string, FieldType> | undefined,
-): Record<string, FieldType> | undefined {
+export function inferFields(value: JsonObject, into: Record<string, FieldType> | undefined): Record<string, FieldType> | undefined {
   let fields = into;
   for (const key in value) {
     const v = value[key] as JsonValue;

@@ -7,10 +7,7 @@
  */
 export type ScalarType = 'string' | 'int' | 'float' | 'bool' | 'timestamp';
 
-export type FieldType =
-  | { kind: 'scalar'; type: ScalarType }
-  | { kind: 'record'; fields: Record<string, FieldType> }
-  | { kind: 'list'; element: FieldType };
+export type FieldType = { kind: 'scalar'; type: ScalarType } | { kind: 'record'; fields: Record<string, FieldType> } | { kind: 'list'; element: FieldType };
 
 /** Top-level columns of a source table, in creation order. Always has id, timestamp, event_message. */
 export interface TableSchema {

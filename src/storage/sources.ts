@@ -62,7 +62,8 @@ export class SourceTables {
       // The stored table is the truth for the typed columns; only the catalogue knows the
       // overflow's fields (they need no DDL), so they are kept.
       if (!sameSchema(stored, entry.schema)) {
-        const schema: TableSchema = entry.schema.overflow === undefined ? { columns: stored.columns } : { columns: stored.columns, overflow: entry.schema.overflow };
+        const schema: TableSchema =
+          entry.schema.overflow === undefined ? { columns: stored.columns } : { columns: stored.columns, overflow: entry.schema.overflow };
         await this.catalog.put({ ...entry, schema });
       }
       if (entry.schema.overflow !== undefined && stored.overflow === undefined) {
@@ -115,11 +116,7 @@ export class SourceTables {
    * `maxFields` leaf fields is refused (BAD_REQUEST naming the first field over the limit) and
    * changes nothing.
    */
-  async evolve(
-    sourceId: string,
-    observed: Record<string, FieldType>,
-    limits: GrowthLimits = {},
-  ): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
+  async evolve(sourceId: string, observed: Record<string, FieldType>, limits: GrowthLimits = {}): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
     const entry = this.catalog.sourceById(sourceId);
     if (entry === undefined) throw new Error(`no table for source ${sourceId}`);
     const maxFields = limits.maxFields ?? Number.POSITIVE_INFINITY;

@@ -44,8 +44,7 @@ export function planChart(rows, columns) {
   if (timeColumn === undefined) return undefined;
   const time = timeColumn.name;
   /** @param {unknown} v seconds since the epoch, or NaN */
-  const seconds = (v) =>
-    typeof v === 'number' ? v / 1e6 : typeof v === 'string' ? civilSeconds(v) : Number.NaN;
+  const seconds = (v) => (typeof v === 'number' ? v / 1e6 : typeof v === 'string' ? civilSeconds(v) : Number.NaN);
   const timed = rows
     .map((r) => ({ r, t: seconds(r[time]) }))
     .filter((x) => Number.isFinite(x.t))

@@ -119,8 +119,7 @@ async function enter(token) {
     el.workspace.hidden = false;
     el.signOut.hidden = false;
     const wanted = new URLSearchParams(location.hash.slice(1)).get('endpoint');
-    const initial =
-      state.endpoints.find((x) => x.id === wanted) ?? state.endpoints.find((x) => x.name === 'logs.all') ?? state.endpoints[0];
+    const initial = state.endpoints.find((x) => x.id === wanted) ?? state.endpoints.find((x) => x.name === 'logs.all') ?? state.endpoints[0];
     if (initial) selectEndpoint(initial);
     return 'ok';
   } catch (e) {
@@ -202,12 +201,7 @@ function renderSources(sources) {
     el.sourceList,
     sources.map((src) => {
       const body = h('div', { class: 'source-body' }, h('span', { class: 'hint' }, 'Loading fields…'));
-      const details = h(
-        'details',
-        { class: 'source', 'data-source': src.name },
-        h('summary', {}, h('span', { class: 'nav-name' }, src.name)),
-        body,
-      );
+      const details = h('details', { class: 'source', 'data-source': src.name }, h('summary', {}, h('span', { class: 'nav-name' }, src.name)), body);
       let loaded = false;
       details.addEventListener('toggle', async () => {
         if (!(/** @type {HTMLDetailsElement} */ (details).open) || loaded || !state.token) return;

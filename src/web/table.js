@@ -103,9 +103,7 @@ export function renderTable(table, rows, columns) {
       h(
         'tr',
         {},
-        columns.map((c) =>
-          h('td', { class: `k-${c.kind}` }, cell(row[c.name], c.kind === 'timestamp')),
-        ),
+        columns.map((c) => h('td', { class: `k-${c.kind}` }, cell(row[c.name], c.kind === 'timestamp'))),
       ),
     ),
   );

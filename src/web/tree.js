@@ -48,11 +48,7 @@ function field(name, t, path) {
   const label = [h('span', { class: 'field-name' }, name), ' ', h('span', { class: `type type-${t.kind}` }, typeName(t))];
   const sub = children(t);
   if (!sub) return h('li', { title: path }, ...label);
-  return h(
-    'li',
-    {},
-    h('details', {}, h('summary', { title: path }, ...label), fieldList(sub, path)),
-  );
+  return h('li', {}, h('details', {}, h('summary', { title: path }, ...label), fieldList(sub, path)));
 }
 
 /**

@@ -45,12 +45,7 @@ export async function renderUsage(box, token, ep, stillWanted) {
       h('span', {}, h('strong', {}, 'Last hour: '), describeWindow(usage.last_hour, ep.cache_duration_seconds > 0)),
       h('span', {}, h('strong', {}, 'Last day: '), describeWindow(usage.last_day, ep.cache_duration_seconds > 0)),
       last
-        ? h(
-            'span',
-            { title: last.message },
-            h('strong', {}, 'Last error: '),
-            `${last.code} at ${formatTimestamp(Date.parse(last.at) * 1000).slice(11, 19)}`,
-          )
+        ? h('span', { title: last.message }, h('strong', {}, 'Last error: '), `${last.code} at ${formatTimestamp(Date.parse(last.at) * 1000).slice(11, 19)}`)
         : null,
     );
     box.hidden = false;

@@ -16,10 +16,13 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 /** The text with comments blanked (strings kept), so names in comments are not counted. */
 export function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`\\])\/\/.*$|('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)/gm, (m, lead: string | undefined, str: string | undefined) => {
-    if (str !== undefined) return str;
-    return lead !== undefined ? lead + m.slice(lead.length).replace(/[^\n]/g, " ") : m.replace(/[^\n]/g, ' ');
-  });
+  return text.replace(
+    /\/\*[\s\S]*?\*\/|(^|[^:'"`\\])\/\/.*$|('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)/gm,
+    (m, lead: string | undefined, str: string | undefined) => {
+      if (str !== undefined) return str;
+      return lead !== undefined ? lead + m.slice(lead.length).replace(/[^\n]/g, ' ') : m.replace(/[^\n]/g, ' ');
+    },
+  );
 }
 
 function filesUnder(dir: string): string[] {

@@ -31,7 +31,9 @@ describe('layers of src/', () => {
     const wrong = modules.flatMap((m) =>
       m.file.startsWith('src/engines/')
         ? []
-        : m.imports.filter((i) => i.target.startsWith('src/engines/') && (!COMPOSITION.has(m.file) || !ENGINE_ENTRY.has(i.target))).map((i) => `${m.file} → ${i.target}`),
+        : m.imports
+            .filter((i) => i.target.startsWith('src/engines/') && (!COMPOSITION.has(m.file) || !ENGINE_ENTRY.has(i.target)))
+            .map((i) => `${m.file} → ${i.target}`),
     );
     assert.deepEqual(wrong, []);
   });
@@ -39,7 +41,9 @@ describe('layers of src/', () => {
   test('no engine folder imports another', () => {
     const wrong = modules.flatMap((m) => {
       const own = engineFolder(m.file);
-      return own === undefined ? [] : m.imports.filter((i) => engineFolder(i.target) !== undefined && engineFolder(i.target) !== own).map((i) => `${m.file} → ${i.target}`);
+      return own === undefined
+        ? []
+        : m.imports.filter((i) => engineFolder(i.target) !== undefined && engineFolder(i.target) !== own).map((i) => `${m.file} → ${i.target}`);
     });
     assert.deepEqual(wrong, []);
   });

@@ -23,11 +23,7 @@ test('scope matrix (docs/API.md §2)', () => {
     [[], false, false, false],
   ];
   for (const [scopes, m, q, i] of cases) {
-    assert.deepEqual(
-      [allows(scopes, manage), allows(scopes, query), allows(scopes, ingest)],
-      [m, q, i],
-      `scopes ${JSON.stringify(scopes)}`,
-    );
+    assert.deepEqual([allows(scopes, manage), allows(scopes, query), allows(scopes, ingest)], [m, q, i], `scopes ${JSON.stringify(scopes)}`);
   }
 });
 
@@ -46,7 +42,10 @@ test('token transports in order: Bearer, X-API-KEY, api_key', () => {
 
 describe('start-up tokens', () => {
   test('the private token may not equal the public one or the legacy key: the service refuses to start, naming both', () => {
-    assert.throws(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'same-value-123', LOGFLARE_PUBLIC_ACCESS_TOKEN: 'same-value-123' }), /LOGFLARE_PRIVATE_ACCESS_TOKEN and LOGFLARE_PUBLIC_ACCESS_TOKEN must differ/);
+    assert.throws(
+      () => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'same-value-123', LOGFLARE_PUBLIC_ACCESS_TOKEN: 'same-value-123' }),
+      /LOGFLARE_PRIVATE_ACCESS_TOKEN and LOGFLARE_PUBLIC_ACCESS_TOKEN must differ/,
+    );
     assert.throws(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'same-value-123', LOGFLARE_API_KEY: 'same-value-123' }), /LOGFLARE_API_KEY must differ/);
     assert.doesNotThrow(() => loadConfig({ LOGFLARE_PRIVATE_ACCESS_TOKEN: 'private-123', LOGFLARE_PUBLIC_ACCESS_TOKEN: 'public-123' }));
   });

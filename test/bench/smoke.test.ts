@@ -50,7 +50,9 @@ function assertMeasured(r: Result): void {
 describe('benchmark smoke run', () => {
   // One run of both engines on the same data (the ClickHouse half is skipped without chDB).
   const both = engines.includes('clickhouse');
-  it(`runs ${both ? 'DuckDB and ClickHouse (chDB)' : 'DuckDB'} at ${EVENTS.toLocaleString('en')} events without the baseline and prints parseable JSON`, { timeout: 300_000 }, async () => {
+  it(`runs ${both ? 'DuckDB and ClickHouse (chDB)' : 'DuckDB'} at ${EVENTS.toLocaleString('en')} events without the baseline and prints parseable JSON`, {
+    timeout: 300_000,
+  }, async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-smoke-'));
     try {
       const stdout = await bench(['--engine', both ? 'both' : 'duckdb', '--events', String(EVENTS), '--runs', '1'], resultsDir);

@@ -32,7 +32,7 @@ describe('explorer SQL text', () => {
     assert.deepEqual(declaredParams("select '''@triple''' , @after"), ['after']);
   });
 
-  test("the seeded logs.all splits into its nine CTEs and the final SELECT", () => {
+  test('the seeded logs.all splits into its nine CTEs and the final SELECT', () => {
     const split = splitWith(logsAll);
     assert.ok(split);
     assert.equal(finalSelect(logsAll), 'select id, timestamp, event_message, metadata\nfrom edge_logs\nlimit 100');

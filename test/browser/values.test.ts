@@ -46,9 +46,7 @@ describe('explorer result columns', () => {
   });
 
   test('DATETIME and DATE text is a datetime column; other text beside it makes it a string column', () => {
-    assert.deepEqual(analyse([{ d: '2026-11-21' }, { d: '2026-11-21T10:00:00' }, { d: '2026-11-21T10:00:00.123456' }]), [
-      { name: 'd', kind: 'datetime' },
-    ]);
+    assert.deepEqual(analyse([{ d: '2026-11-21' }, { d: '2026-11-21T10:00:00' }, { d: '2026-11-21T10:00:00.123456' }]), [{ name: 'd', kind: 'datetime' }]);
     assert.deepEqual(analyse([{ d: '2026-11-21' }, { d: 'soon' }]), [{ name: 'd', kind: 'string' }]);
     assert.deepEqual(analyse([{ d: '2026-11-21T10:00:00Z' }]), [{ name: 'd', kind: 'string' }], 'an offset is not DATETIME');
   });

@@ -49,7 +49,9 @@ export function assertError(a: Answer, status: number, code: string, message?: R
   const body = a.body as { error?: { message?: unknown; code?: unknown; status?: unknown } };
   assert.ok(body && typeof body === 'object' && body.error && typeof body.error === 'object', `error envelope: ${a.text.slice(0, 500)}`);
   assert.deepEqual(Object.keys(body).sort(), ['error'], `only "error" at the top: ${a.text.slice(0, 300)}`);
-  const keys = Object.keys(body.error).filter((k) => k !== 'fields').sort();
+  const keys = Object.keys(body.error)
+    .filter((k) => k !== 'fields')
+    .sort();
   assert.deepEqual(keys, ['code', 'message', 'status'], `error keys: ${a.text.slice(0, 300)}`);
   assert.equal(typeof body.error.message, 'string');
   assert.ok((body.error.message as string).length > 0, 'a human readable message');
@@ -97,12 +99,7 @@ export function runPost(
   });
 }
 
-export async function ingestAs(
-  s: TestServer,
-  source: string,
-  events: unknown,
-  token?: string | null,
-): Promise<Answer> {
+export async function ingestAs(s: TestServer, source: string, events: unknown, token?: string | null): Promise<Answer> {
   return call(s, 'POST', `/api/logs?source_name=${encodeURIComponent(source)}`, { body: events, token });
 }
 

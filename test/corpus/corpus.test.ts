@@ -55,30 +55,30 @@ for (const engine of engines) {
     });
     after(() => t.close());
 
-  for (const [suite, cases] of suites) {
-    describe(suite, () => {
-      for (const c of cases) {
-        test(c.name, async () => {
-          if ('error' in c.expect) {
+    for (const [suite, cases] of suites) {
+      describe(suite, () => {
+        for (const c of cases) {
+          test(c.name, async () => {
+            if ('error' in c.expect) {
+              const expected = c.expect;
+              await assert.rejects(run(t, c), (e: unknown) => {
+                assert.ok(isQuarryError(e), `expected a QuarryError, got ${String(e)}`);
+                assert.equal(e.code, expected.error, e.message);
+                if (expected.message) assert.match(e.message, expected.message);
+                return true;
+              });
+              return;
+            }
+            const result = await run(t, c);
             const expected = c.expect;
-            await assert.rejects(run(t, c), (e: unknown) => {
-              assert.ok(isQuarryError(e), `expected a QuarryError, got ${String(e)}`);
-              assert.equal(e.code, expected.error, e.message);
-              if (expected.message) assert.match(e.message, expected.message);
-              return true;
-            });
-            return;
-          }
-          const result = await run(t, c);
-          const expected = c.expect;
-          assert.equal(result.rows.length, expected.length, `row count; got ${JSON.stringify(result.rows)}`);
-          const actual = project(result.rows, expected);
-          if (c.unordered) assert.deepEqual(actual.map(sortKey).sort(), expected.map(sortKey).sort());
-          else assert.deepEqual(actual, expected);
-          if (c.warnings) assert.deepEqual([...result.warnings].sort(), [...c.warnings].sort());
-        });
-      }
-    });
-  }
+            assert.equal(result.rows.length, expected.length, `row count; got ${JSON.stringify(result.rows)}`);
+            const actual = project(result.rows, expected);
+            if (c.unordered) assert.deepEqual(actual.map(sortKey).sort(), expected.map(sortKey).sort());
+            else assert.deepEqual(actual, expected);
+            if (c.warnings) assert.deepEqual([...result.warnings].sort(), [...c.warnings].sort());
+          });
+        }
+      });
+    }
   });
 }

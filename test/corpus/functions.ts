@@ -88,11 +88,11 @@ export const functionCases: CorpusCase[] = [
   one('safe_ordinal out of range is NULL', "['a'][safe_ordinal(2)]", null),
   one('in unnest', "'b' in unnest(['a', 'b'])", true),
   one('not in unnest', "'z' not in unnest(['a', 'b'])", true),
-  one(
-    'generate_timestamp_array',
-    "generate_timestamp_array('2026-11-21T10:00:00Z', '2026-11-21T10:02:00Z', interval 1 minute)",
-    [us('10:00:00'), us('10:01:00'), us('10:02:00')],
-  ),
+  one('generate_timestamp_array', "generate_timestamp_array('2026-11-21T10:00:00Z', '2026-11-21T10:02:00Z', interval 1 minute)", [
+    us('10:00:00'),
+    us('10:01:00'),
+    us('10:02:00'),
+  ]),
   {
     name: 'array_length of a record is 1, of a missing record 0',
     sql: "select id, array_length(metadata) as n from edge_logs where id in ('e1', 'e8') order by id",
@@ -138,8 +138,8 @@ export const functionCases: CorpusCase[] = [
   one('timestamp_seconds', `timestamp_seconds(${us('10:00:00') / 1_000_000})`, us('10:00:00')),
   one('extract hour', "extract(hour from timestamp '2026-11-21 10:11:12')", 10),
   one('extract dayofweek is 1 for Sunday', "extract(dayofweek from date '2026-11-22')", 1),
-  one('current_timestamp is recent', 'timestamp_diff(current_timestamp(), timestamp \'2026-01-01 00:00:00\', day) > 0', true),
-  one('current_date', 'current_date() >= date \'2026-01-01\'', true),
+  one('current_timestamp is recent', "timestamp_diff(current_timestamp(), timestamp '2026-01-01 00:00:00', day) > 0", true),
+  one('current_date', "current_date() >= date '2026-01-01'", true),
   one('current_datetime', "current_datetime() > cast('2026-01-01 00:00:00' as datetime)", true),
   // aggregates
   {
@@ -220,12 +220,12 @@ export const functionCases: CorpusCase[] = [
   },
   {
     name: 'rank and dense_rank',
-    sql: 'select id, rank() over (order by timestamp_trunc(timestamp, hour)) as r, dense_rank() over (order by timestamp_trunc(timestamp, hour)) as d from edge_logs where id in (\'e1\', \'e2\', \'e8\') order by id',
+    sql: "select id, rank() over (order by timestamp_trunc(timestamp, hour)) as r, dense_rank() over (order by timestamp_trunc(timestamp, hour)) as d from edge_logs where id in ('e1', 'e2', 'e8') order by id",
     expect: rows(['id', 'r', 'd'], ['e1', 1, 1], ['e2', 1, 1], ['e8', 3, 2]),
   },
   {
     name: 'lag and lead',
-    sql: 'select id, lag(id) over (order by timestamp) as prev, lead(id, 1, \'none\') over (order by timestamp) as next from auth_logs order by timestamp',
+    sql: "select id, lag(id) over (order by timestamp) as prev, lead(id, 1, 'none') over (order by timestamp) as next from auth_logs order by timestamp",
     expect: rows(['id', 'prev', 'next'], ['a1', null, 'a2'], ['a2', 'a1', 'none']),
   },
   {
@@ -283,11 +283,23 @@ export const functionCases: CorpusCase[] = [
     sql: "select format('%s %d', m.request.method, m.response.status_code) as v from edge_logs cross join unnest(metadata) as m where id = 'e3'",
     expect: rows(['v'], ['GET 500']),
   },
-  { name: 'format refuses a directive it does not support, naming it', sql: "select format('%x', 255) as v", expect: { error: 'QUERY_NOT_ALLOWED', message: /FORMAT does not support the directive %x/ } },
+  {
+    name: 'format refuses a directive it does not support, naming it',
+    sql: "select format('%x', 255) as v",
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /FORMAT does not support the directive %x/ },
+  },
   { name: 'format refuses a width on %s', sql: "select format('%10s', 'a') as v", expect: { error: 'QUERY_NOT_ALLOWED', message: /%10s/ } },
   { name: 'format needs a constant format', sql: 'select format(id, 1) as v from edge_logs', expect: { error: 'QUERY_NOT_ALLOWED', message: /constant/ } },
-  { name: 'format %d of a string is an error', sql: "select format('%d', 'a') as v", expect: { error: 'INVALID_QUERY', message: /%d cannot format argument 2, a STRING/ } },
-  { name: 'format with fewer values than directives is an error', sql: "select format('%d %d', 1) as v", expect: { error: 'INVALID_QUERY', message: /more directives than values/ } },
+  {
+    name: 'format %d of a string is an error',
+    sql: "select format('%d', 'a') as v",
+    expect: { error: 'INVALID_QUERY', message: /%d cannot format argument 2, a STRING/ },
+  },
+  {
+    name: 'format with fewer values than directives is an error',
+    sql: "select format('%d %d', 1) as v",
+    expect: { error: 'INVALID_QUERY', message: /more directives than values/ },
+  },
   // net
   one('net.host', "net.host('http://abc.xyz')", 'abc.xyz'),
   one('net.host: relative scheme, user info, port, path', "net.host('//user:password@a.b:80/path?query')", 'a.b'),
@@ -302,9 +314,21 @@ export const functionCases: CorpusCase[] = [
     sql: "select net.host(m.request.url) as v from edge_logs cross join unnest(metadata) as m where id = 'e1'",
     expect: rows(['v'], ['kong']),
   },
-  { name: 'net.reg_domain is refused with the reason', sql: "select net.reg_domain('http://abc.xyz') as v", expect: { error: 'QUERY_NOT_ALLOWED', message: /NET\.REG_DOMAIN is not supported: it needs the Public Suffix List/ } },
-  { name: 'net.public_suffix is refused with the reason', sql: "select net.public_suffix('http://abc.xyz') as v", expect: { error: 'QUERY_NOT_ALLOWED', message: /NET\.PUBLIC_SUFFIX is not supported/ } },
-  { name: 'other net functions are restricted', sql: "select net.ip_from_string('1.2.3.4') as v", expect: { error: 'QUERY_NOT_ALLOWED', message: /Restricted function net\.ip_from_string/ } },
+  {
+    name: 'net.reg_domain is refused with the reason',
+    sql: "select net.reg_domain('http://abc.xyz') as v",
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /NET\.REG_DOMAIN is not supported: it needs the Public Suffix List/ },
+  },
+  {
+    name: 'net.public_suffix is refused with the reason',
+    sql: "select net.public_suffix('http://abc.xyz') as v",
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /NET\.PUBLIC_SUFFIX is not supported/ },
+  },
+  {
+    name: 'other net functions are restricted',
+    sql: "select net.ip_from_string('1.2.3.4') as v",
+    expect: { error: 'QUERY_NOT_ALLOWED', message: /Restricted function net\.ip_from_string/ },
+  },
   // array_slice: 0-based inclusive offsets, negative ones from the end
   one('array_slice', "array_slice(['a', 'b', 'c', 'd', 'e'], 1, 3)", ['b', 'c', 'd']),
   one('array_slice start after end is empty', "array_slice(['a', 'b', 'c', 'd', 'e'], -1, 3)", []),

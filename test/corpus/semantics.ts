@@ -89,7 +89,7 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
   },
   {
     name: 'except distinct',
-    sql: 'select id from auth_logs except distinct select id from auth_logs where id = \'a1\'',
+    sql: "select id from auth_logs except distinct select id from auth_logs where id = 'a1'",
     expect: rows(['id'], ['a2']),
   },
   {
@@ -114,7 +114,7 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
   },
   {
     name: 'anonymous columns are named f0_, f1_',
-    sql: 'select 1 + 1, upper(\'a\')',
+    sql: "select 1 + 1, upper('a')",
     expect: rows(['f0_', 'f1_'], [2, 'A']),
   },
   {
@@ -229,14 +229,28 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
     sql: "select m.request from edge_logs cross join unnest(metadata) as m where id = 'e2'",
     expect: [
       {
-        request: [{ method: 'POST', path: '/auth/v1/token', url: 'http://kong:8000/auth/v1/token', headers: [{ cf_connecting_ip: '10.0.0.2', user_agent: 'curl/8.5.0' }] }],
+        request: [
+          {
+            method: 'POST',
+            path: '/auth/v1/token',
+            url: 'http://kong:8000/auth/v1/token',
+            headers: [{ cf_connecting_ip: '10.0.0.2', user_agent: 'curl/8.5.0' }],
+          },
+        ],
       },
     ],
   },
   {
     name: 'a list of records encodes as an array of objects',
     sql: "select m.context from storage_logs cross join unnest(metadata) as m where id = 's2'",
-    expect: [{ context: [{ host: 'h2', pid: 2 }, { host: 'h3', pid: 3 }] }],
+    expect: [
+      {
+        context: [
+          { host: 'h2', pid: 2 },
+          { host: 'h3', pid: 3 },
+        ],
+      },
+    ],
   },
   {
     name: 'booleans and floats encode as JSON values',
@@ -250,7 +264,15 @@ select buckets.b, coalesce(counts.n, 0) as n from buckets left join counts on bu
   cross join unnest(e.metadata) as m cross join unnest(m.response) as r
   left join (auth_logs a cross join unnest(a.metadata) as am) on am.status = r.status_code
 order by e.id`,
-    expect: rows(['id', 'aid', 'level'], ['e1', 'a1', 'info'], ['e2', null, null], ['e3', 'a2', 'error'], ['e4', null, null], ['e5', 'a1', 'info'], ['e7', null, null]),
+    expect: rows(
+      ['id', 'aid', 'level'],
+      ['e1', 'a1', 'info'],
+      ['e2', null, null],
+      ['e3', 'a2', 'error'],
+      ['e4', null, null],
+      ['e5', 'a1', 'info'],
+      ['e7', null, null],
+    ),
   },
   {
     name: 'inner JOIN of a parenthesised join',

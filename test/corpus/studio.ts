@@ -109,7 +109,7 @@ where h.cf_connecting_ip is not null order by ip limit 2`,
   },
   {
     name: 'edge backtick-quoted CTE and column names',
-    sql: 'select `id` from `edge_logs` where `edge_logs`.`id` = \'e2\'',
+    sql: "select `id` from `edge_logs` where `edge_logs`.`id` = 'e2'",
     expect: rows(['id'], ['e2']),
   },
   // postgres_logs ---------------------------------------------------------------------------

@@ -365,7 +365,11 @@ async function simultaneousStarts(env: Record<string, string>, killFirst: 'winne
   endSlot();
   const winners = [a, b].filter(isRunning);
   if (winners.length !== 1) await Promise.all(winners.map((w) => w.kill9()));
-  assert.equal(winners.length, 1, `exactly one of two simultaneous starts runs: ${[a, b].map((r) => (isRunning(r) ? 'running' : `exit ${r.code}: ${r.output}`)).join(' | ')}`);
+  assert.equal(
+    winners.length,
+    1,
+    `exactly one of two simultaneous starts runs: ${[a, b].map((r) => (isRunning(r) ? 'running' : `exit ${r.code}: ${r.output}`)).join(' | ')}`,
+  );
   const winner = winners[0] as Running;
   const loser = [a, b].find((r) => !isRunning(r)) as Exited;
   try {

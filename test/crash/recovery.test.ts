@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { copyFile, } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openDuckDb } from '../../src/embedded-db/database.ts';
@@ -64,7 +64,10 @@ test('a log holding a new nested field, left by kill -9, is replayed and nothing
     db.close();
   }
   assert.match(lines.join('\n'), /replayed and checkpointed; no acknowledged data was lost/);
-  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('unreplayable')), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.includes('unreplayable')),
+    [],
+  );
 });
 
 test('a log that cannot be replayed at all is moved aside, never deleted, and the message says what to do', async () => {

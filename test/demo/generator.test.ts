@@ -53,13 +53,7 @@ describe('demo generator', () => {
 
   it('puts the project where each logs.all CTE filters on it', () => {
     const events = collect(20_000, { projects: ['default', 'abcdefghijklmnopqrst'] });
-    const topLevel = new Set<SourceName>([
-      'cloudflare.logs.prod',
-      'postgres.logs',
-      'gotrue.logs.prod',
-      'postgREST.logs.prod',
-      'pgbouncer.logs.prod',
-    ]);
+    const topLevel = new Set<SourceName>(['cloudflare.logs.prod', 'postgres.logs', 'gotrue.logs.prod', 'postgREST.logs.prod', 'pgbouncer.logs.prod']);
     const projects = new Set<string>();
     for (const { source, event } of events) {
       if (topLevel.has(source)) {
@@ -81,16 +75,35 @@ describe('demo generator', () => {
   it('gives edge events the request and response fields Studio reads', () => {
     const edge = collect(5_000, { sources: ['cloudflare.logs.prod'] }).map((e) => e.event);
     const statuses = edge.map((e) => Number(path(e, 'metadata', 'response', 'status_code')));
-    assert.ok(statuses.some((s) => s >= 500), 'some 5xx');
-    assert.ok(statuses.some((s) => s >= 400 && s < 500), 'some 4xx');
+    assert.ok(
+      statuses.some((s) => s >= 500),
+      'some 5xx',
+    );
+    assert.ok(
+      statuses.some((s) => s >= 400 && s < 500),
+      'some 4xx',
+    );
     assert.ok(statuses.filter((s) => s < 400).length > edge.length * 0.8, 'mostly successes');
-    const prefixes = new Set(edge.map((e) => String(path(e, 'metadata', 'request', 'path')).split('/').slice(0, 3).join('/')));
+    const prefixes = new Set(
+      edge.map((e) =>
+        String(path(e, 'metadata', 'request', 'path'))
+          .split('/')
+          .slice(0, 3)
+          .join('/'),
+      ),
+    );
     for (const p of ['/rest/v1', '/auth/v1', '/storage/v1', '/realtime/v1', '/functions/v1']) {
       assert.ok(prefixes.has(p), `paths under ${p}`);
     }
     const ips = edge.map((e) => String(path(e, 'metadata', 'request', 'headers', 'cf_connecting_ip')));
-    assert.ok(ips.some((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)), 'IPv4 clients');
-    assert.ok(ips.some((ip) => ip.includes(':')), 'IPv6 clients');
+    assert.ok(
+      ips.some((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)),
+      'IPv4 clients',
+    );
+    assert.ok(
+      ips.some((ip) => ip.includes(':')),
+      'IPv6 clients',
+    );
     const first = edge[0]!;
     for (const key of ['method', 'path', 'search', 'url', 'host', 'protocol']) {
       assert.equal(typeof path(first, 'metadata', 'request', key), 'string', `request.${key}`);
@@ -131,7 +144,10 @@ describe('demo generator', () => {
   it('batches per source without losing or reordering events', () => {
     const flat = collect(3_000);
     const batches = [...generateBatches({ count: 3_000, seed: 42, now: NOW, days: 3 }, 100)];
-    assert.equal(batches.reduce((n, b) => n + b.events.length, 0), 3_000);
+    assert.equal(
+      batches.reduce((n, b) => n + b.events.length, 0),
+      3_000,
+    );
     for (const b of batches) assert.ok(b.events.length <= 100 && b.events.length > 0);
     const edgeFlat = flat.filter((e) => e.source === 'cloudflare.logs.prod').map((e) => e.event);
     const edgeBatched = batches.filter((b) => b.source === 'cloudflare.logs.prod').flatMap((b) => b.events);

@@ -155,7 +155,16 @@ function kongEvent(marker: string): object {
 }
 
 function authEvent(marker: string): object {
-  const line = { component: 'api', duration: 1234567, level: 'info', method: 'POST', msg: 'request completed', path: `/token?qseq=${marker}`, status: 200, time: now() };
+  const line = {
+    component: 'api',
+    duration: 1234567,
+    level: 'info',
+    method: 'POST',
+    msg: 'request completed',
+    path: `/token?qseq=${marker}`,
+    status: 200,
+    time: now(),
+  };
   return { timestamp: now(), project: 'default', appname: 'supabase-auth', event_message: JSON.stringify(line), metadata: { timestamp: now(), ...line } };
 }
 
@@ -268,7 +277,11 @@ describe('the container image (podman)', () => {
         child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm run image failed (exit ${code})`))));
       });
       const ms = performance.now() - started;
-      const how = /is up to date/.test(output) ? 'up to date, not built again' : /making a local base/.test(output) ? 'cold: local base made, then built' : 'built';
+      const how = /is up to date/.test(output)
+        ? 'up to date, not built again'
+        : /making a local base/.test(output)
+          ? 'cold: local base made, then built'
+          : 'built';
       figures['npm run image'] = `${seconds(ms)} (${how})`;
       const info = JSON.parse(await podman(['image', 'inspect', IMAGE]))[0];
       figures['image size'] = `${megabytes(info.Size)} (${info.RootFS.Layers.length} layers)`;

@@ -87,7 +87,12 @@ try {
         `Quarry ${quarryUs.toFixed(0)} µs`,
     );
   }
-  console.log(`engine ${values.engine}, batch size ${values['batch-size']}, concurrency ${values.concurrency}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `engine ${values.engine}, batch size ${values['batch-size']}, concurrency ${values.concurrency}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   await service?.kill9();
   await pg.stop();

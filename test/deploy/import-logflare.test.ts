@@ -22,13 +22,7 @@ import { freePort } from '../../bench/procs.ts';
 import { runCommand } from '../../src/import/command.ts';
 import type { JsonReport } from '../../src/import/report.ts';
 import { type EngineName, engineEnv, engines } from '../support/engines.ts';
-import {
-  createLogflareLayout,
-  fillPostgresLogs,
-  type LogflareRow,
-  type LogflareSourceFixture,
-  logflareRows,
-} from '../support/logflare-postgres.ts';
+import { createLogflareLayout, fillPostgresLogs, type LogflareRow, type LogflareSourceFixture, logflareRows } from '../support/logflare-postgres.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -178,7 +172,17 @@ describe('npm run import-logflare', () => {
       },
     ];
     const fixtures: LogflareSourceFixture[] = [];
-    for (const name of ['cloudflare.logs.prod', 'storage.logs.prod.2', 'gotrue.logs.prod', 'realtime.logs.prod', 'postgres.logs', 'pgbouncer.logs.prod', 'my-app.logs', 'deno-relay-logs', 'wide.logs']) {
+    for (const name of [
+      'cloudflare.logs.prod',
+      'storage.logs.prod.2',
+      'gotrue.logs.prod',
+      'realtime.logs.prod',
+      'postgres.logs',
+      'pgbouncer.logs.prod',
+      'my-app.logs',
+      'deno-relay-logs',
+      'wide.logs',
+    ]) {
       tokenOf[name] = randomUUID();
       const r = name === 'gotrue.logs.prod' ? [...rows[name]!, ...bad] : name === 'postgres.logs' ? [] : rows[name];
       fixtures.push({ name, token: tokenOf[name]!, rows: r });
@@ -247,7 +251,10 @@ describe('npm run import-logflare', () => {
         assert.equal((await count('postgres.logs')).n, 0);
         // The lookup endpoints are gone.
         const eps = (await (await quarry.fetch('/api/endpoints')).json()) as { name: string }[];
-        assert.deepEqual(eps.map((e) => e.name).filter((n) => n.startsWith('import-logflare.')), []);
+        assert.deepEqual(
+          eps.map((e) => e.name).filter((n) => n.startsWith('import-logflare.')),
+          [],
+        );
       });
 
       test('a second run adds nothing', async () => {
@@ -338,7 +345,6 @@ describe('npm run import-logflare', () => {
         );
         // Not a timing: a table held whole would take several times this.
         assert.ok(rss < 512, `peak RSS ${rss} MiB`);
-
       });
 
       test('an ingest answer lost after Quarry stored the batch: looked up again, not sent twice', async () => {
@@ -368,7 +374,23 @@ describe('npm run import-logflare', () => {
         try {
           const to = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
           const name = 'deno-relay-logs';
-          const r = await cliIn(['--from', url, '--to', to, '--token', PRIVATE_TOKEN, '--json', '--sources', name, '--batch-size', '100', '--concurrency', '1', '--settle', '0.2']);
+          const r = await cliIn([
+            '--from',
+            url,
+            '--to',
+            to,
+            '--token',
+            PRIVATE_TOKEN,
+            '--json',
+            '--sources',
+            name,
+            '--batch-size',
+            '100',
+            '--concurrency',
+            '1',
+            '--settle',
+            '0.2',
+          ]);
           assert.equal(r.code, 0, r.stderr);
           assert.ok(ingests >= 3, `${ingests} ingest requests`);
           const s = source(r.report, name);

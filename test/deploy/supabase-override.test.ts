@@ -156,7 +156,11 @@ describe('the override, against Supabase’s compose files', () => {
     const env = containerEnv();
     const set = Object.keys(env).filter((k) => env[k] !== '');
     const base: Env = { DATA_DIR: '/data', HOST: '0.0.0.0', PORT: '4000' };
-    assert.deepEqual(set.filter((k) => !(k in base) && readByQuarry([k], base).length === 0), [], 'no setting Quarry ignores');
+    assert.deepEqual(
+      set.filter((k) => !(k in base) && readByQuarry([k], base).length === 0),
+      [],
+      'no setting Quarry ignores',
+    );
     const config = loadConfig(env);
     assert.equal(config.dataDir, '/data');
     assert.equal(config.host, '0.0.0.0');
@@ -216,7 +220,12 @@ function vectorEvent(source: string, marker: string): Record<string, unknown> {
         project: 'default',
         appname: 'supabase-kong',
         metadata: {
-          request: { headers: { referer: '-', user_agent: 'curl/8.5.0', cf_connecting_ip: '172.18.0.1' }, method: 'GET', path: '/rest/v1/todos', protocol: 'HTTP/1.1' },
+          request: {
+            headers: { referer: '-', user_agent: 'curl/8.5.0', cf_connecting_ip: '172.18.0.1' },
+            method: 'GET',
+            path: '/rest/v1/todos',
+            protocol: 'HTTP/1.1',
+          },
           response: { status_code: 200 },
         },
       };
@@ -231,7 +240,12 @@ function vectorEvent(source: string, marker: string): Record<string, unknown> {
     case 'deno-relay-logs':
       return { ...base, appname: 'supabase-edge-functions', metadata: { project_ref: 'default' } };
     case 'postgres.logs':
-      return { ...base, project: 'default', appname: 'supabase-db', metadata: { host: 'db-default', parsed: { timestamp: base.timestamp, error_severity: 'LOG' } } };
+      return {
+        ...base,
+        project: 'default',
+        appname: 'supabase-db',
+        metadata: { host: 'db-default', parsed: { timestamp: base.timestamp, error_severity: 'LOG' } },
+      };
     default:
       throw new Error(`no Vector shape for ${source}`);
   }
@@ -285,7 +299,11 @@ describe('Quarry started with the override’s environment', () => {
       });
       const body = (await res.json()) as { result?: { event_message: string }[] };
       assert.equal(res.status, 200, `${sink}: ${JSON.stringify(body)}`);
-      assert.deepEqual(body.result?.map((r) => r.event_message), [`${marker} ${source}`], `${sink} → ${cte}`);
+      assert.deepEqual(
+        body.result?.map((r) => r.event_message),
+        [`${marker} ${source}`],
+        `${sink} → ${cte}`,
+      );
     }
     // The logs.all default Studio opens with shows the edge row.
     const res = await fetch(`${server.url}/api/endpoints/query/logs.all?project=default`, {
@@ -311,7 +329,11 @@ describe('Quarry started with the override’s environment', () => {
     const { HOST: _h, PORT: _p, DATA_DIR: _d, ...rest } = env;
     const first = await startTestServer({ ...rest, HOST: '127.0.0.1', PORT: '0' }, dir);
     const edge = (await retention(first))['cloudflare.logs.prod'];
-    const patched = await first.fetch(`/api/sources/${edge?.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ retention_days: 30 }) }, dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string);
+    const patched = await first.fetch(
+      `/api/sources/${edge?.id}`,
+      { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ retention_days: 30 }) },
+      dotEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN as string,
+    );
     assert.equal(patched.status, 200);
     await first.stop();
     const second = await startTestServer({ ...rest, SUPABASE_RETENTION_DAYS: '0', HOST: '127.0.0.1', PORT: '0' }, dir);

@@ -88,10 +88,9 @@ describe('settings: code, registry and docs agree', () => {
   const described = new Map(allSettings().map((s) => [s.name, s]));
   const readme = readFileSync(README, 'utf8');
   const configuration = section(readme, '## Configuration');
-  const readmeNames = [
-    ...table(configuration, '| variable | default | meaning |'),
-    ...table(configuration, '| variable | engine | meaning |'),
-  ].map((row) => capitalNames(row[0] as string));
+  const readmeNames = [...table(configuration, '| variable | default | meaning |'), ...table(configuration, '| variable | engine | meaning |')].map((row) =>
+    capitalNames(row[0] as string),
+  );
 
   test("README's Configuration tables are the ones generated from the registry", () => {
     assert.equal(
@@ -135,7 +134,11 @@ describe('settings: code, registry and docs agree', () => {
       [],
       'README.md lists settings that nothing reads',
     );
-    assert.deepEqual(flat.filter((n, i) => flat.indexOf(n) !== i), [], 'listed twice');
+    assert.deepEqual(
+      flat.filter((n, i) => flat.indexOf(n) !== i),
+      [],
+      'listed twice',
+    );
     assert.deepEqual(
       [...described.keys()].filter((n) => !flat.includes(n)),
       [],
@@ -163,7 +166,7 @@ describe('settings: code, registry and docs agree', () => {
     assert.deepEqual(
       [...named].filter((n) => serviceSettings[n as keyof typeof serviceSettings] !== undefined && !contract.includes(n)),
       [],
-      "settings docs/API.md §1 names that src/config.ts does not mark as contract (`contract: true`)",
+      'settings docs/API.md §1 names that src/config.ts does not mark as contract (`contract: true`)',
     );
   });
 });

@@ -101,10 +101,12 @@ test('with the queue full, a caller below its share takes a place from the large
   const running = a.run(far('a'), () => hold.opened);
   const outcomes: string[] = [];
   const waiting = Array.from({ length: 4 }, (_, i) =>
-    a.run(far('a'), async () => void outcomes.push(`a${i} ran`)).catch((e: unknown) => {
-      isOverloaded(e);
-      outcomes.push(`a${i} refused`);
-    }),
+    a
+      .run(far('a'), async () => void outcomes.push(`a${i} ran`))
+      .catch((e: unknown) => {
+        isOverloaded(e);
+        outcomes.push(`a${i} refused`);
+      }),
   );
   const b = a.run(far('b'), async () => void outcomes.push('b ran'));
   await tick();

@@ -40,8 +40,7 @@ describe('cache warming across nodes (PostgreSQL lease)', () => {
   it('refreshes a given result on one node per round, the same node while it holds the lease', async () => {
     const clock = new ManualClock();
     const runs = { a: 0, b: 0 };
-    const node = (records: MetadataRecords) =>
-      new ResultCache<string>({ clock, claimWarming: (key, holdMs) => records.claimWarming(key, holdMs) });
+    const node = (records: MetadataRecords) => new ResultCache<string>({ clock, claimWarming: (key, holdMs) => records.claimWarming(key, holdMs) });
     const caches = { a: node(a), b: node(b) };
     const compute = (name: 'a' | 'b') => async () => {
       runs[name] += 1;

@@ -45,12 +45,7 @@ export interface QueryOptions {
 }
 
 /** Runs an endpoint with `params` in the query string. */
-export async function query(
-  s: TestServer,
-  idOrName: string,
-  params: Record<string, string> = {},
-  options: QueryOptions = {},
-): Promise<QueryResponse> {
+export async function query(s: TestServer, idOrName: string, params: Record<string, string> = {}, options: QueryOptions = {}): Promise<QueryResponse> {
   const qs = new URLSearchParams(params).toString();
   const path = `${options.prefix ?? '/api/endpoints/query'}/${encodeURIComponent(idOrName)}${qs ? `?${qs}` : ''}`;
   const init: RequestInit = { method: options.method ?? 'GET', headers: { ...options.headers } };
@@ -66,12 +61,7 @@ export async function query(
 }
 
 /** Runs an endpoint and fails the test unless it answers 200; returns the rows. */
-export async function rows(
-  s: TestServer,
-  idOrName: string,
-  params: Record<string, string> = {},
-  options: QueryOptions = {},
-): Promise<Row[]> {
+export async function rows(s: TestServer, idOrName: string, params: Record<string, string> = {}, options: QueryOptions = {}): Promise<Row[]> {
   const r = await query(s, idOrName, params, options);
   assert.equal(r.status, 200, `${idOrName} ${JSON.stringify(params)}: ${JSON.stringify(r.error)}`);
   return r.rows;

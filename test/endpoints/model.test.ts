@@ -42,13 +42,7 @@ describe('endpoint model', () => {
       },
       false,
     );
-    assert.deepEqual(Object.keys(fields).sort(), [
-      'cache_duration_seconds',
-      'max_limit',
-      'name',
-      'proactive_requerying_seconds',
-      'query',
-    ]);
+    assert.deepEqual(Object.keys(fields).sort(), ['cache_duration_seconds', 'max_limit', 'name', 'proactive_requerying_seconds', 'query']);
     assert.deepEqual(checkEndpointFields({ max_limit: 0 }, true), { max_limit: ['must be a whole number from 1 to 10000'] });
     assert.deepEqual(checkEndpointFields({ max_limit: 10_000 }, true), {});
     assert.deepEqual(checkEndpointFields({}, false), { name: ['is required'], query: ['is required'] });

@@ -4,11 +4,14 @@ import { bindDeclared, callerQuery, mergeParams, paramString, redactionFor } fro
 
 describe('mergeParams', () => {
   it('lets a body value win over the query string', () => {
-    assert.deepEqual({ ...mergeParams({ project: 'q', a: '1' }, { project: 'b', sql: 'select 1' }) }, {
-      project: 'b',
-      a: '1',
-      sql: 'select 1',
-    });
+    assert.deepEqual(
+      { ...mergeParams({ project: 'q', a: '1' }, { project: 'b', sql: 'select 1' }) },
+      {
+        project: 'b',
+        a: '1',
+        sql: 'select 1',
+      },
+    );
   });
   it('ignores a body that is not an object', () => {
     assert.deepEqual({ ...mergeParams({ a: '1' }, ['x']) }, { a: '1' });

@@ -12,10 +12,7 @@ describe('seedSupabaseEndpoints', () => {
       assert.deepEqual(await seedSupabaseEndpoints(repo), ['logs.all', 'usage.api-counts']);
       const logs = repo.byName('logs.all')!;
       const usage = repo.byName('usage.api-counts')!;
-      assert.deepEqual(
-        [logs.sandboxable, logs.max_limit, logs.cache_duration_seconds, logs.redact_pii, logs.enable_auth],
-        [true, 1000, 0, false, true],
-      );
+      assert.deepEqual([logs.sandboxable, logs.max_limit, logs.cache_duration_seconds, logs.redact_pii, logs.enable_auth], [true, 1000, 0, false, true]);
       assert.deepEqual(
         [usage.sandboxable, usage.max_limit, usage.cache_duration_seconds, usage.proactive_requerying_seconds, usage.redact_pii],
         [true, 1000, 900, 300, false],

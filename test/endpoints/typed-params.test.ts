@@ -89,12 +89,18 @@ test('the list is checked on its own when the query is not known, and fully when
   assert.deepEqual(checkParamSpecs([{ name: 'a', type: 'enum', values: ['x'], default: 'y' }], ['a']), {
     'params[0].default': ['"y" does not fit enum (one of "x")'],
   });
-  assert.deepEqual(Object.keys(checkParamSpecs(Array.from({ length: 101 }, (_, i) => ({ name: `p${i}`, type: 'int' })), undefined)), [
-    'params',
-  ]);
+  assert.deepEqual(
+    Object.keys(
+      checkParamSpecs(
+        Array.from({ length: 101 }, (_, i) => ({ name: `p${i}`, type: 'int' })),
+        undefined,
+      ),
+    ),
+    ['params'],
+  );
 });
 
-test('every broken rule of a list is named, in the vocabulary\'s words, however many there are', () => {
+test("every broken rule of a list is named, in the vocabulary's words, however many there are", () => {
   const fields = checkParamSpecs(
     [
       { name: 'min', type: 'integer' },
@@ -132,7 +138,10 @@ test('every broken rule of a list is named, in the vocabulary\'s words, however 
     params: ['must be a list of {name, type, default, required, description} objects, or null'],
   });
   // TypeBox gathers 8 errors by default; a list with many bad settings is reported whole.
-  const many = checkParamSpecs(Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, type: 'nope', extra: true })), undefined);
+  const many = checkParamSpecs(
+    Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, type: 'nope', extra: true })),
+    undefined,
+  );
   assert.equal(Object.keys(many).length, 80);
 });
 

@@ -48,7 +48,9 @@ for (const engineName of engines) {
       );
 
     test('counts are 0', async () => {
-      const r = await run("select count(*) as n, countif(id is null) as c, approx_count_distinct(id) as d, count(distinct id) as e from edge_logs where id = 'none'");
+      const r = await run(
+        "select count(*) as n, countif(id is null) as c, approx_count_distinct(id) as d, count(distinct id) as e from edge_logs where id = 'none'",
+      );
       assert.deepEqual(r.rows, [{ n: 0, c: 0, d: 0, e: 0 }]);
     });
 

@@ -268,7 +268,10 @@ function sortKeys(v: unknown): unknown {
 export function canonicalBody(a: Answer): string {
   if (a.status !== 200) return a.text;
   if (a.contentType === JSON_TYPE) return JSON.stringify(sortKeys(JSON.parse(a.text)));
-  if (a.contentType === NDJSON_TYPE) return ndjsonRows(a).map((r) => JSON.stringify(sortKeys(r))).join('\n');
+  if (a.contentType === NDJSON_TYPE)
+    return ndjsonRows(a)
+      .map((r) => JSON.stringify(sortKeys(r)))
+      .join('\n');
   if (a.contentType === CSV_TYPE) {
     const records = parseCsv(a.text).map((fields) => fields.map((f) => (/^[[{]/.test(f) ? JSON.stringify(sortKeys(JSON.parse(f))) : f)));
     return JSON.stringify(records);
@@ -936,9 +939,7 @@ from events where starts_with(id, 'a') order by id limit 2`,
       body: { i: 1, f: 2, b: true, ts: '2026-11-21T10:00:00Z', s: 12 },
     },
     check(a) {
-      assert.deepEqual(rowsOf(a), [
-        { i_next: 2, i: 1, f_double: 4, b: true, ts: T0 * 1000, d: '2026-11-21', e: 'error', s: '12', u: null, n_at_least: 22 },
-      ]);
+      assert.deepEqual(rowsOf(a), [{ i_next: 2, i: 1, f_double: 4, b: true, ts: T0 * 1000, d: '2026-11-21', e: 'error', s: '12', u: null, n_at_least: 22 }]);
     },
     same: 'bytes',
   },
@@ -1138,7 +1139,7 @@ from events where starts_with(id, 'a') order by id limit 2`,
   ),
   {
     name: 'cap: stored rows past QUERY_MAX_RESPONSE_BYTES are 400 RESULT_TOO_LARGE',
-    request: sqlReq('parity.big', "select e.id, repeat(e.event_message, 100) as s from events as e cross join unnest(generate_array(1, 30)) as k"),
+    request: sqlReq('parity.big', 'select e.id, repeat(e.event_message, 100) as s from events as e cross join unnest(generate_array(1, 30)) as k'),
     check(a) {
       errorOf(a, 400, 'RESULT_TOO_LARGE', /QUERY_MAX_RESPONSE_BYTES/);
     },
@@ -1256,8 +1257,14 @@ from events where starts_with(id, 'a') order by id limit 2`,
     },
     same: 'error',
   },
-  valueError('error: a CAST of a text column that is not a number is 400 INVALID_QUERY at run time', 'select id, cast(event_message as int64) as x from events'),
-  valueError('error: a CAST of a text column to FLOAT64 that is not a number is 400 INVALID_QUERY', 'select id, cast(event_message as float64) as x from events'),
+  valueError(
+    'error: a CAST of a text column that is not a number is 400 INVALID_QUERY at run time',
+    'select id, cast(event_message as int64) as x from events',
+  ),
+  valueError(
+    'error: a CAST of a text column to FLOAT64 that is not a number is 400 INVALID_QUERY',
+    'select id, cast(event_message as float64) as x from events',
+  ),
   valueError('error: a CAST of a non-NULL text column that is not a number is 400 INVALID_QUERY', 'select cast(id as int64) as x from events'),
   {
     name: 'error: a CAST of text in exponent form to INT64 is 400 INVALID_QUERY on ClickHouse (as in BigQuery), 1000 on DuckDB (documented difference)',
@@ -1273,7 +1280,10 @@ from events where starts_with(id, 'a') order by id limit 2`,
   valueError('error: a CAST of a day a month does not have is 400 INVALID_QUERY', "select cast('2026-02-29' as date) as x"),
   valueError('error: a CAST of text with a time to DATE is 400 INVALID_QUERY (as in BigQuery)', "select cast('2026-01-05 10:00:00' as date) as x"),
   valueError('error: a CAST of a text column that is not a date is 400 INVALID_QUERY', 'select id, cast(event_message as date) as x from events'),
-  valueError('error: a CAST of a text column to NUMERIC that is not a number is 400 INVALID_QUERY', 'select id, cast(event_message as numeric) as x from events'),
+  valueError(
+    'error: a CAST of a text column to NUMERIC that is not a number is 400 INVALID_QUERY',
+    'select id, cast(event_message as numeric) as x from events',
+  ),
   valueError('error: a CAST of text past INT64 is 400 INVALID_QUERY', "select cast('9223372036854775808' as int64) as x"),
   {
     name: 'error: a CAST BigQuery does not have (BOOL to DATE) is 400 INVALID_QUERY before the query runs',

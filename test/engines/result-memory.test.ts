@@ -213,7 +213,11 @@ for (const engine of engines) {
       // As if an earlier part of the run had held bytes.
       claim.hold(4096);
       await assert.rejects(
-        t.query.run(prepare("select parse_timestamp('%Y-%m', kind) as n from `memory.events` order by id"), {}, { timeoutMs: 30_000, maxRows: ENGINE_ROWS, memory: claim }),
+        t.query.run(
+          prepare("select parse_timestamp('%Y-%m', kind) as n from `memory.events` order by id"),
+          {},
+          { timeoutMs: 30_000, maxRows: ENGINE_ROWS, memory: claim },
+        ),
         (e: unknown) => isQuarryError(e) && e.code === 'INVALID_QUERY',
       );
       assert.equal(pool.used, 0);

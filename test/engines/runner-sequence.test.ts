@@ -120,7 +120,10 @@ describe('the run sequence', () => {
   test('rows, the generated column list and warnings; the driver steps in order, everything given back', async () => {
     const { driver, log } = scripted({ rows: { q1: 3 }, first: translation('q1', ['a', 'b'], ['m.x']) });
     const r = await runQuery(driver, query, {}, options());
-    assert.deepEqual(r.rows.map((row) => row.a), [0, 1, 2]);
+    assert.deepEqual(
+      r.rows.map((row) => row.a),
+      [0, 1, 2],
+    );
     assert.deepEqual(r.columns, ['a', 'b']);
     assert.deepEqual(r.warnings, ['m.x']);
     assert.deepEqual(log, ['begin', 'verify q1', 'open q1', 'close q1', 'end']);
@@ -146,7 +149,10 @@ describe('the run sequence', () => {
     const pool = new ResultMemory(2 ** 30);
     const claim = pool.claim();
     await runQuery(driver, query, {}, options({ memory: claim }));
-    assert.ok(reads.every((n) => n <= SIZE_CHECK_ROWS), String(reads));
+    assert.ok(
+      reads.every((n) => n <= SIZE_CHECK_ROWS),
+      String(reads),
+    );
     assert.ok(claim.bytes > 100 * 10, `held ${claim.bytes}`);
     claim.release();
     const unmeasured = scripted({ rows: { q1: 100 } });
@@ -158,7 +164,10 @@ describe('the run sequence', () => {
     const { driver, log, reads } = scripted({ rows: { q1: 10_000 }, width: 100 });
     const pool = new ResultMemory(2 ** 30);
     const claim = pool.claim();
-    await assert.rejects(runQuery(driver, query, {}, options({ maxRows: 10_000, maxBytes: 4096, memory: claim })), code('RESULT_TOO_LARGE', /QUERY_MAX_RESPONSE_BYTES/));
+    await assert.rejects(
+      runQuery(driver, query, {}, options({ maxRows: 10_000, maxBytes: 4096, memory: claim })),
+      code('RESULT_TOO_LARGE', /QUERY_MAX_RESPONSE_BYTES/),
+    );
     assert.ok(reads.length * SIZE_CHECK_ROWS < 100, `${reads.length} reads`);
     assert.equal(pool.used, 0);
     assert.deepEqual(log.slice(-2), ['close q1 early', 'end']);
@@ -176,7 +185,12 @@ describe('the run sequence', () => {
   });
 
   test('the deadline interrupts the run once, and the failure that follows is QUERY_TIMEOUT, worded the same', async () => {
-    const { driver, log } = scripted({ rows: { q1: 1000 }, chunk: 1, readMs: 5, failAfter: { q1: { rows: 20, error: new Error('Interrupt Error: stopped') } } });
+    const { driver, log } = scripted({
+      rows: { q1: 1000 },
+      chunk: 1,
+      readMs: 5,
+      failAfter: { q1: { rows: 20, error: new Error('Interrupt Error: stopped') } },
+    });
     const claim = new ResultMemory(2 ** 30).claim();
     claim.hold(100);
     await assert.rejects(runQuery(driver, query, {}, options({ timeoutMs: 40, memory: claim })), (e: unknown) => {
@@ -237,11 +251,24 @@ describe('the run sequence', () => {
       retry: translation('q2', ['c']),
     });
     const r = await runQuery(ok.driver, query, {}, options({ memory: claim }));
-    assert.deepEqual(r.rows.map((row) => row.a), [0, 1, 2]);
+    assert.deepEqual(
+      r.rows.map((row) => row.a),
+      [0, 1, 2],
+    );
     assert.deepEqual(r.columns, ['c'], "the retried translation's columns");
     assert.ok(claim.bytes > 0 && claim.bytes < 200, `only the second attempt's rows are held: ${claim.bytes}`);
     claim.release();
-    assert.deepEqual(ok.log, ['begin', 'verify q1', 'open q1', 'close q1 early', 'retry q1 after Conversion Error: value', 'verify q2', 'open q2', 'close q2', 'end']);
+    assert.deepEqual(ok.log, [
+      'begin',
+      'verify q1',
+      'open q1',
+      'close q1 early',
+      'retry q1 after Conversion Error: value',
+      'verify q2',
+      'open q2',
+      'close q2',
+      'end',
+    ]);
     const twice = scripted({
       rows: { q1: 5, q2: 5 },
       failAfter: { q1: { rows: 0, error: new Error('first') }, q2: { rows: 0, error: new Error('second') } },

@@ -20,7 +20,12 @@ test('one translation per (row cap, parameter signature); the signature is what 
   const run = (params: Record<string, ParamValue | null | undefined>, maxRows?: number) => cache.get(q, maxRows, params);
 
   const first = run({ a: 'x', b: { type: 'int', value: 1n } });
-  assert.deepEqual(seen, [[['a', 'string'], ['b', 'int']]]);
+  assert.deepEqual(seen, [
+    [
+      ['a', 'string'],
+      ['b', 'int'],
+    ],
+  ]);
   assert.equal(first.generated.columns[1]?.type.k === 'scalar' && first.generated.columns[1].type.t, 'int');
   // Other values of the same types, and parameters the query does not use: the same translation.
   assert.equal(run({ a: 'y', b: { type: 'int', value: 7n }, unused: { type: 'float', value: 1 } }), first);
@@ -28,7 +33,10 @@ test('one translation per (row cap, parameter signature); the signature is what 
   // A NULL, another type, another row cap: each its own.
   const absent = run({ b: { type: 'int', value: 1n } });
   assert.notEqual(absent, first);
-  assert.deepEqual(seen.at(-1), [['a', 'null'], ['b', 'int']]);
+  assert.deepEqual(seen.at(-1), [
+    ['a', 'null'],
+    ['b', 'int'],
+  ]);
   assert.notEqual(run({ a: 'x', b: { type: 'float', value: 1.5 } }), first);
   assert.equal(first.generated.columns[1]?.type.k === 'scalar' && first.generated.columns[1].type.t, 'int');
   assert.notEqual(run({ a: 'x', b: { type: 'int', value: 1n } }, 10), first);

@@ -47,8 +47,7 @@ for (const engine of engines) {
     const prepare = (saved: string): PreparedQuery => prepareEndpointQuery({ saved, catalog: t.catalog, sandboxable: false });
     const runPrepared = async (q: PreparedQuery, params: Params) => (await t.query.run(q, params, { timeoutMs: 10_000, maxRows: 100 })).rows;
     const run = (saved: string, params: Params) => runPrepared(prepare(saved), params);
-    const ids = async (where: string, params: Params) =>
-      (await run(`select id from \`typed.events\` where ${where} order by id`, params)).map((r) => r.id);
+    const ids = async (where: string, params: Params) => (await run(`select id from \`typed.events\` where ${where} order by id`, params)).map((r) => r.id);
 
     test('the engine declares the capability', () => {
       assert.equal(t.query.capabilities.typedParams, true);
@@ -62,10 +61,13 @@ for (const engine of engines) {
     });
 
     test('arithmetic keeps each type: int + int is an int, float arithmetic is exact where the value is', async () => {
-      const [r] = await run('select @min + 1 as next, @min * @min as square, @ratio * 2 as doubled, @ratio + @min as sum, @min / 4 as quarter, @min + 0.5 as half from (select 1)', {
-        min: int64(9),
-        ratio: f64(1.5),
-      });
+      const [r] = await run(
+        'select @min + 1 as next, @min * @min as square, @ratio * 2 as doubled, @ratio + @min as sum, @min / 4 as quarter, @min + 0.5 as half from (select 1)',
+        {
+          min: int64(9),
+          ratio: f64(1.5),
+        },
+      );
       assert.deepEqual(r, { next: 10, square: 81, doubled: 3, sum: 10.5, quarter: 2.25, half: 9.5 });
       assert.deepEqual(await ids('score >= @ratio', { ratio: f64(1.5) }), ['e2', 'e3', 'e4']);
       assert.deepEqual(await ids('score * 2 = @ratio', { ratio: f64(0.5) }), ['e1']);
@@ -74,7 +76,9 @@ for (const engine of engines) {
     test('a bool is a BOOL', async () => {
       assert.deepEqual(await ids('ok = @flag', { flag: flag(false) }), ['e4']);
       assert.deepEqual(await ids('ok = @flag', { flag: flag(true) }), ['e1', 'e2', 'e3']);
-      assert.deepEqual(await run('select @flag as f, not @flag as g, @flag and true as h from (select 1)', { flag: flag(true) }), [{ f: true, g: false, h: true }]);
+      assert.deepEqual(await run('select @flag as f, not @flag as g, @flag and true as h from (select 1)', { flag: flag(true) }), [
+        { f: true, g: false, h: true },
+      ]);
     });
 
     test('a timestamp window, to the microsecond; a TIMESTAMP result is unix microseconds', async () => {
@@ -154,7 +158,12 @@ for (const engine of engines) {
         [{ v: '5' }, { v: '5', missing: false }],
         [{ v: int64(6) }, { v: 6, missing: false }],
       ];
-      for (const [params, expected] of turns) assert.deepEqual(await runPrepared(q, params), [expected], JSON.stringify(params, (_k, x) => (typeof x === 'bigint' ? String(x) : x)));
+      for (const [params, expected] of turns)
+        assert.deepEqual(
+          await runPrepared(q, params),
+          [expected],
+          JSON.stringify(params, (_k, x) => (typeof x === 'bigint' ? String(x) : x)),
+        );
     });
 
     test('LIMIT takes an int parameter; a NULL LIMIT caps nothing, a NULL OFFSET differs (docs/SQL.md)', async () => {
@@ -173,7 +182,9 @@ for (const engine of engines) {
           return true;
         });
         await assert.rejects(run('select @d as d from (select 1)', { d: day('2300-01-01') }), /outside the dates/);
-        assert.deepEqual(await run('select @a as a, @b as b from (select 1)', { a: day('1900-01-01'), b: day('2299-12-31') }), [{ a: '1900-01-01', b: '2299-12-31' }]);
+        assert.deepEqual(await run('select @a as a, @b as b from (select 1)', { a: day('1900-01-01'), b: day('2299-12-31') }), [
+          { a: '1900-01-01', b: '2299-12-31' },
+        ]);
       });
     }
   });

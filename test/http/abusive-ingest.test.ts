@@ -71,9 +71,7 @@ describe('abusive keys and shapes', () => {
     // The SQL side reads such fields by name too.
     await createEndpoint(s, {
       name: 'proto-fields',
-      query:
-        'select t.id, m.constructor as c, m.__proto__ as p, m.toString as s from `abuse` t cross join unnest(t.metadata) as m ' +
-        "where t.id = 'p1'",
+      query: 'select t.id, m.constructor as c, m.__proto__ as p, m.toString as s from `abuse` t cross join unnest(t.metadata) as m ' + "where t.id = 'p1'",
       cache_duration_seconds: 0,
     });
     assert.deepEqual(await rows(s, 'proto-fields'), [{ id: 'p1', c: 'v0', p: 'v4', s: 'v1' }]);
@@ -103,7 +101,10 @@ describe('abusive keys and shapes', () => {
       Object.values(n).sort((a, b) => Number(a) - Number(b)),
       keys.map((_, i) => i),
     );
-    assert.ok(Object.keys(n).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && k.length <= 130), Object.keys(n).join(' '));
+    assert.ok(
+      Object.keys(n).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && k.length <= 130),
+      Object.keys(n).join(' '),
+    );
   });
 
   it('objects nested 165, 200 and 100,000 deep are stored; below the depth limit kept as JSON text', async () => {
@@ -142,7 +143,14 @@ describe('abusive keys and shapes', () => {
   it('growing past the field limit is refused with a 400 naming the field and the limit; nothing of it is stored', async () => {
     const wide = (prefix: string, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
     assert.equal((await post(s, 'narrow', JSON.stringify([{ id: 'w1', wide: wide('f', 150) }]))).status, 200);
-    const over = await post(s, 'narrow', JSON.stringify([{ id: 'w2', wide: wide('g', 60) }, { id: 'w3', ok: 1 }]));
+    const over = await post(
+      s,
+      'narrow',
+      JSON.stringify([
+        { id: 'w2', wide: wide('g', 60) },
+        { id: 'w3', ok: 1 },
+      ]),
+    );
     assert.equal(over.status, 400);
     const error = over.body.error as { message: string; code: string };
     assert.equal(error.code, 'BAD_REQUEST');
@@ -175,7 +183,10 @@ describe('an ingest write past the engine memory limit', () => {
     const r = await s.fetch('/api/logs?source_name=wide', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([{ id: 'w1', m: wide }, { id: 'w2', m: wide }]),
+      body: JSON.stringify([
+        { id: 'w1', m: wide },
+        { id: 'w2', m: wide },
+      ]),
     });
     const body = (await r.json()) as { error: { code: string; message: string } };
     assert.equal(r.status, 503, JSON.stringify(body));

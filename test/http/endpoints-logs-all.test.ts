@@ -15,19 +15,23 @@ interface CteCase {
 }
 
 const T = Date.UTC(2026, 10, 21, 9, 0, 0);
-const topLevel = (extra: Row = {}) => (id: string, project: string, ms: number): Row => ({
-  id,
-  timestamp: iso(ms),
-  project,
-  event_message: `${id} message`,
-  metadata: { host: 'h', ...extra },
-});
-const inMetadata = (field: string) => (id: string, project: string, ms: number): Row => ({
-  id,
-  timestamp: iso(ms),
-  event_message: `${id} message`,
-  metadata: { [field]: project, level: 'info' },
-});
+const topLevel =
+  (extra: Row = {}) =>
+  (id: string, project: string, ms: number): Row => ({
+    id,
+    timestamp: iso(ms),
+    project,
+    event_message: `${id} message`,
+    metadata: { host: 'h', ...extra },
+  });
+const inMetadata =
+  (field: string) =>
+  (id: string, project: string, ms: number): Row => ({
+    id,
+    timestamp: iso(ms),
+    event_message: `${id} message`,
+    metadata: { [field]: project, level: 'info' },
+  });
 
 const CASES: CteCase[] = [
   {
@@ -78,8 +82,7 @@ describe('logs.all', () => {
 
   for (const c of CASES) {
     describe(c.cte, () => {
-      const ids = async (params: Record<string, string>) =>
-        (await rows(s, 'logs.all', { sql: `select id from ${c.cte}`, ...params })).map((r) => r.id);
+      const ids = async (params: Record<string, string>) => (await rows(s, 'logs.all', { sql: `select id from ${c.cte}`, ...params })).map((r) => r.id);
 
       test('only the project asked for, newest first', async () => {
         assert.deepEqual(await ids({ project: 'proj' }), [`${c.cte}-3`, `${c.cte}-2`, `${c.cte}-1`]);
@@ -90,20 +93,12 @@ describe('logs.all', () => {
 
       test('start is exclusive, end inclusive; missing or empty bounds do not filter', async () => {
         const at = (n: number) => iso(T + n * 60_000);
-        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: at(1), iso_timestamp_end: at(2) }), [
-          `${c.cte}-2`,
-        ]);
+        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: at(1), iso_timestamp_end: at(2) }), [`${c.cte}-2`]);
         assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: at(1) }), [`${c.cte}-3`, `${c.cte}-2`]);
         assert.deepEqual(await ids({ project: 'proj', iso_timestamp_end: at(1) }), [`${c.cte}-1`]);
-        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: '', iso_timestamp_end: '' }), [
-          `${c.cte}-3`,
-          `${c.cte}-2`,
-          `${c.cte}-1`,
-        ]);
+        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: '', iso_timestamp_end: '' }), [`${c.cte}-3`, `${c.cte}-2`, `${c.cte}-1`]);
         const justBefore = iso(T + 60_000 - 1);
-        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: justBefore, iso_timestamp_end: at(1) }), [
-          `${c.cte}-1`,
-        ]);
+        assert.deepEqual(await ids({ project: 'proj', iso_timestamp_start: justBefore, iso_timestamp_end: at(1) }), [`${c.cte}-1`]);
       });
 
       test('the CTE exposes timestamp, id, event_message and metadata in the contract encoding', async () => {
@@ -153,10 +148,7 @@ describe('logs.all', () => {
 
     test('a caller query returns at most 1000 rows, with or without LIMIT', async () => {
       assert.equal((await rows(s, 'logs.all', { project: 'bulk', sql: 'select id from edge_logs' })).length, 1000);
-      assert.equal(
-        (await rows(s, 'logs.all', { project: 'bulk', sql: 'select id from edge_logs limit 5000' })).length,
-        1000,
-      );
+      assert.equal((await rows(s, 'logs.all', { project: 'bulk', sql: 'select id from edge_logs limit 5000' })).length, 1000);
       assert.equal((await rows(s, 'logs.all', { project: 'bulk', sql: 'select id from edge_logs limit 7' })).length, 7);
       const [count] = await rows(s, 'logs.all', { project: 'bulk', sql: 'select count(*) as c from edge_logs' });
       assert.deepEqual(count, { c: 1100 });
@@ -249,9 +241,7 @@ order by timestamp asc`);
       });
 
       test(`single log from ${c.cte}`, async () => {
-        const [one] = await studio(
-          `select id, timestamp, event_message, metadata from ${c.cte} where id = '${c.cte}-1' limit 1`,
-        );
+        const [one] = await studio(`select id, timestamp, event_message, metadata from ${c.cte} where id = '${c.cte}-1' limit 1`);
         assert.equal(one?.id, `${c.cte}-1`);
         assert.equal(one?.timestamp, micros(T + 60_000));
       });
@@ -259,11 +249,7 @@ order by timestamp asc`);
 
     test('lql over one CTE goes through the same sandbox', async () => {
       const r = await rows(s, 'logs.all', { project: 'proj', lql: 'f:postgres_logs' });
-      assert.deepEqual(r, [
-        { timestamp: micros(T + 180_000) },
-        { timestamp: micros(T + 120_000) },
-        { timestamp: micros(T + 60_000) },
-      ]);
+      assert.deepEqual(r, [{ timestamp: micros(T + 180_000) }, { timestamp: micros(T + 120_000) }, { timestamp: micros(T + 60_000) }]);
     });
 
     test('lql filters bind their values as parameters', async () => {
@@ -272,10 +258,7 @@ order by timestamp asc`);
     });
 
     test('another project sees none of it', async () => {
-      assert.deepEqual(
-        await studio('select id from edge_logs', { project: 'elsewhere' }),
-        [],
-      );
+      assert.deepEqual(await studio('select id from edge_logs', { project: 'elsewhere' }), []);
     });
   });
 });

@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  type EndpointView,
-  createEndpoint,
-  createToken,
-  ingest,
-  manage,
-  query,
-  rows,
-} from '../endpoints/http-support.ts';
+import { type EndpointView, createEndpoint, createToken, ingest, manage, query, rows } from '../endpoints/http-support.ts';
 import { PUBLIC_TOKEN, type TestServer, startTestServer } from '../support/server.ts';
 
 type ErrorBody = { error: { code: string; status: number; message: string; fields?: Record<string, string[]> } };
@@ -156,14 +148,7 @@ describe('endpoint management API', () => {
     assert.deepEqual(e.fields?.proactive_requerying_seconds, ['must be a whole number of seconds from 0 (no refresh) to 604800']);
     assert.match(e.fields?.query?.[0] ?? '', /\*/);
     assert.match(e.fields?.['params[0].type']?.[0] ?? '', /^unknown type "integer": use one of string, int/);
-    assert.deepEqual(Object.keys(e.fields ?? {}).sort(), [
-      'description',
-      'language',
-      'params[0].type',
-      'proactive_requerying_seconds',
-      'query',
-      'sandboxable',
-    ]);
+    assert.deepEqual(Object.keys(e.fields ?? {}).sort(), ['description', 'language', 'params[0].type', 'proactive_requerying_seconds', 'query', 'sandboxable']);
     assert.match(e.message, /^The endpoint is not valid: /);
 
     const uuid = await manage(s, 'POST', '/api/endpoints', { name: '0b6b7c2e1f3a4e5b9c8d7a6f5e4d3c2b', query: SIMPLE });

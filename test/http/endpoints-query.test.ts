@@ -1,16 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  type EndpointView,
-  createEndpoint,
-  createSource,
-  createToken,
-  ingest,
-  manage,
-  query,
-  rows,
-  sleep,
-} from '../endpoints/http-support.ts';
+import { type EndpointView, createEndpoint, createSource, createToken, ingest, manage, query, rows, sleep } from '../endpoints/http-support.ts';
 import { PUBLIC_TOKEN, type TestServer, startTestServer } from '../support/server.ts';
 
 const SOURCE = 'qtest.events';
@@ -104,12 +94,8 @@ describe('running endpoints over HTTP', () => {
     });
 
     test('a JSON body wins over the query string and its values bind as strings', async () => {
-      assert.deepEqual(await rows(s, 'qtest.echo', { a: 'query', b: 'query' }, { method: 'POST', body: { a: 7 } }), [
-        { a: '7', b: 'query' },
-      ]);
-      assert.deepEqual(await rows(s, 'qtest.echo', {}, { method: 'POST', body: { a: true, b: null } }), [
-        { a: 'true', b: null },
-      ]);
+      assert.deepEqual(await rows(s, 'qtest.echo', { a: 'query', b: 'query' }, { method: 'POST', body: { a: 7 } }), [{ a: '7', b: 'query' }]);
+      assert.deepEqual(await rows(s, 'qtest.echo', {}, { method: 'POST', body: { a: true, b: null } }), [{ a: 'true', b: null }]);
     });
 
     test('a parameter filters as the saved query says; an empty value is treated as absent by the query', async () => {
@@ -131,7 +117,7 @@ describe('running endpoints over HTTP', () => {
       const r = await query(s, 'qtest.items', { project: 'p1', sql });
       assert.equal(r.status, 200);
       assert.deepEqual(r.rows, []);
-      const body = await rows(s, 'qtest.items', { project: 'q' }, { method: 'POST', body: { project: 'p1', sql: 'select id from items where id = \'e2\'' } });
+      const body = await rows(s, 'qtest.items', { project: 'q' }, { method: 'POST', body: { project: 'p1', sql: "select id from items where id = 'e2'" } });
       assert.deepEqual(body, [{ id: 'e2' }]);
     });
 
@@ -269,15 +255,11 @@ select id, metadata from items`;
         {
           id: 'e5',
           // Fields other events of the source carry read as null (the schema is per source).
-          metadata: [
-            { request: [{ headers: [{ x_real_ip: 'REDACTED', host: 'db.internal' }] }], ips: ['REDACTED', 'REDACTED'] },
-          ],
+          metadata: [{ request: [{ headers: [{ x_real_ip: 'REDACTED', host: 'db.internal' }] }], ips: ['REDACTED', 'REDACTED'] }],
         },
       ]);
       const plain = await rows(s, ep.name, { project: 'pii' }, { headers: { 'LF-ENDPOINT-REDACT-PII': 'false' } });
-      assert.deepEqual(plain[0]?.metadata, [
-        { request: [{ headers: [{ x_real_ip: '172.16.0.9', host: 'db.internal' }] }], ips: ['8.8.8.8', 'fe80::1'] },
-      ]);
+      assert.deepEqual(plain[0]?.metadata, [{ request: [{ headers: [{ x_real_ip: '172.16.0.9', host: 'db.internal' }] }], ips: ['8.8.8.8', 'fe80::1'] }]);
     });
   });
 
@@ -353,7 +335,7 @@ select id, metadata from items`;
   test('a nested field no event ever carried reads as NULL and is named in X-Query-Warnings', async () => {
     const r = await query(s, 'qtest.items', {
       project: 'p1',
-      sql: 'select id, m.never_sent as x from items cross join unnest(metadata) as m where id = \'e1\'',
+      sql: "select id, m.never_sent as x from items cross join unnest(metadata) as m where id = 'e1'",
     });
     assert.equal(r.status, 200, JSON.stringify(r.error));
     assert.deepEqual(r.rows, [{ id: 'e1', x: null }]);

@@ -70,8 +70,7 @@ function percentile(values: number[], p: number): number {
 test("during 200 concurrent slow queries from one token, another token's cheap queries are answered fast, and none is late", async () => {
   // A self-join with a regular expression over every pair: seconds of work each.
   const slow =
-    'select count(*) as n from edge_logs a cross join edge_logs b ' +
-    "where regexp_contains(concat(a.event_message, b.event_message), 'x{40}.*x{45}')";
+    'select count(*) as n from edge_logs a cross join edge_logs b ' + "where regexp_contains(concat(a.event_message, b.event_message), 'x{40}.*x{45}')";
   const floodUrl = `/api/endpoints/query/logs.all?${new URLSearchParams({ project: 'p', sql: slow })}`;
   const cheapUrl = `/api/endpoints/query/logs.all?${new URLSearchParams({ project: 'p' })}`;
   // The same cheap calls without the flood, to tell the flood's effect from a busy machine's.

@@ -52,10 +52,7 @@ async function storedEvents(dataDir: string, sourceName: string, columns = 'id, 
     const entry = await conn.runAndReadAll('SELECT table_name FROM _quarry_schema WHERE source_name = $n', { n: sourceName });
     const table = entry.getRows()[0]?.[0];
     if (typeof table !== 'string') return [];
-    return (await conn.runAndReadAll(`SELECT ${columns} FROM ${table} ORDER BY timestamp, id`)).getRowObjectsJson() as Record<
-      string,
-      unknown
-    >[];
+    return (await conn.runAndReadAll(`SELECT ${columns} FROM ${table} ORDER BY timestamp, id`)).getRowObjectsJson() as Record<string, unknown>[];
   } finally {
     db.close();
   }
@@ -88,16 +85,8 @@ describe('POST /api/logs', () => {
       ['/api/logs?source_name=postgres.logs', JSON.stringify({ event_message: 'object' }), {}],
       ['/logs?source_name=postgres.logs', JSON.stringify([{ event_message: 'array 1' }, { message: 'array 2' }]), {}],
       [`/api/events?source=${server.sourceId(src)}`, JSON.stringify({ batch: [{ event_message: 'batch' }] }), {}],
-      [
-        '/api/logs?source_name=postgres.logs',
-        '{"event_message":"ndjson 1"}\n{"event_message":"ndjson 2"}\n',
-        { 'content-type': 'application/x-ndjson' },
-      ],
-      [
-        '/api/logs?source_name=postgres.logs',
-        gzipSync(JSON.stringify([{ event_message: 'gzip' }])),
-        { 'content-encoding': 'gzip' },
-      ],
+      ['/api/logs?source_name=postgres.logs', '{"event_message":"ndjson 1"}\n{"event_message":"ndjson 2"}\n', { 'content-type': 'application/x-ndjson' }],
+      ['/api/logs?source_name=postgres.logs', gzipSync(JSON.stringify([{ event_message: 'gzip' }])), { 'content-encoding': 'gzip' }],
       ['/api/logs?source_name=postgres.logs', JSON.stringify({ event_message: 'query token' }), { 'x-api-key': '' }],
     ];
     for (const [path, body, headers] of cases) {
@@ -141,7 +130,10 @@ describe('POST /api/logs', () => {
     const scoped = await server.createToken([`ingest:source:${server.sourceId('gotrue.logs.prod')}`]);
     assert.equal((await post(server.url, q, '{"event_message":"scoped"}', { 'x-api-key': scoped })).status, 200);
     await server.close();
-    assert.deepEqual((await storedEvents(dir, 'gotrue.logs.prod')).map((r) => r.event_message), ['scoped']);
+    assert.deepEqual(
+      (await storedEvents(dir, 'gotrue.logs.prod')).map((r) => r.event_message),
+      ['scoped'],
+    );
   });
 });
 

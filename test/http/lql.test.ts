@@ -62,7 +62,10 @@ describe('lql on logs.all over HTTP', () => {
     assert.equal(r.length, edges.length);
     assert.deepEqual(Object.keys(r[0]!), ['timestamp']);
     const ts = r.map((x) => x.timestamp as number);
-    assert.deepEqual(ts, [...ts].sort((a, b) => b - a));
+    assert.deepEqual(
+      ts,
+      [...ts].sort((a, b) => b - a),
+    );
   });
 
   test('free text word and quoted phrase (case-sensitive)', async () => {

@@ -71,10 +71,16 @@ after(async () => {
 });
 
 const abusive: [string, string][] = [
-  ['string_agg of a cross join', 'select length(string_agg(concat(a.event_message, b.event_message), \',\')) as n from edge_logs a cross join edge_logs b'],
+  ['string_agg of a cross join', "select length(string_agg(concat(a.event_message, b.event_message), ',')) as n from edge_logs a cross join edge_logs b"],
   ['array_agg per row of a cross join', 'select a.id, array_agg(b.event_message) as l from edge_logs a cross join edge_logs b group by a.id'],
-  ['3 MB string per row for 250 rows', "select a.id, string_agg(b.event_message, '') as s from (select id from edge_logs limit 250) a cross join edge_logs b group by a.id"],
-  ['3 MB string per row for 30 rows (90 MB)', "select a.id, string_agg(b.event_message, '') as s from (select id from edge_logs limit 30) a cross join edge_logs b group by a.id"],
+  [
+    '3 MB string per row for 250 rows',
+    "select a.id, string_agg(b.event_message, '') as s from (select id from edge_logs limit 250) a cross join edge_logs b group by a.id",
+  ],
+  [
+    '3 MB string per row for 30 rows (90 MB)',
+    "select a.id, string_agg(b.event_message, '') as s from (select id from edge_logs limit 30) a cross join edge_logs b group by a.id",
+  ],
   ['distinct of everything', 'select count(distinct concat(a.event_message, b.id)) as n from edge_logs a cross join edge_logs b'],
   ['sort of a cross join', 'select concat(a.event_message, b.event_message) as s from edge_logs a cross join edge_logs b order by s desc limit 1000'],
 ];
@@ -86,7 +92,9 @@ async function abusiveQuery(name: string, sql: string): Promise<void> {
   const text = await r.text();
   const ms = performance.now() - started;
   const rss = rssOf(service.child.pid as number);
-  console.log(`${name}: ${r.status} ${text.slice(0, 160)} in ${ms.toFixed(0)} ms; peak RSS so far ${(peakRss / 2 ** 20).toFixed(0)} MiB, now ${(rss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `${name}: ${r.status} ${text.slice(0, 160)} in ${ms.toFixed(0)} ms; peak RSS so far ${(peakRss / 2 ** 20).toFixed(0)} MiB, now ${(rss / 2 ** 20).toFixed(0)} MiB`,
+  );
   assert.notEqual(r.status, 500, text.slice(0, 300));
   if (name.includes('90 MB')) {
     assert.equal(r.status, 400, text.slice(0, 300));

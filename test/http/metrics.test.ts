@@ -30,11 +30,7 @@ describe('GET /metrics', () => {
   let s: TestServer;
 
   before(async () => {
-    s = await startTestServer(
-      { METRICS_TOKEN, QUERY_MAX_CONCURRENCY: '1', QUERY_MAX_QUEUE: '4' },
-      undefined,
-      { storageMetricsMaxAgeMs: 0 },
-    );
+    s = await startTestServer({ METRICS_TOKEN, QUERY_MAX_CONCURRENCY: '1', QUERY_MAX_QUEUE: '4' }, undefined, { storageMetricsMaxAgeMs: 0 });
     await createSource(s, SOURCE);
   });
   after(() => s.close());
@@ -119,8 +115,7 @@ describe('GET /metrics', () => {
       query: `select count(*) as n from \`${SOURCE}\` where event_message != @skip`,
       cache_duration_seconds: 600,
     });
-    const count = (text: string, cache: string) =>
-      sample(text, 'quarry_query_duration_seconds_count', { endpoint: 'metrics.cached', cache }) ?? 0;
+    const count = (text: string, cache: string) => sample(text, 'quarry_query_duration_seconds_count', { endpoint: 'metrics.cached', cache }) ?? 0;
     const before = await scrape();
     assert.equal((await query(s, 'metrics.cached', { skip: 'x' })).headers.get('x-cache'), 'MISS');
     assert.equal((await query(s, 'metrics.cached', { skip: 'x' })).headers.get('x-cache'), 'HIT');
@@ -144,8 +139,7 @@ describe('GET /metrics', () => {
       'cloudflare.logs.prod',
       Array.from({ length: 4000 }, (_, i) => ({ project: 'p', event_message: `message ${i} ${'x'.repeat(i % 50)}` })),
     );
-    const sql =
-      "select count(*) as n, max(length(t.event_message)) as m from edge_logs t where regexp_contains(t.event_message, 'message [0-9]+ x')";
+    const sql = "select count(*) as n, max(length(t.event_message)) as m from edge_logs t where regexp_contains(t.event_message, 'message [0-9]+ x')";
     let done = false;
     const burst = Promise.all(Array.from({ length: 16 }, () => query(s, 'logs.all', { project: 'p', sql }))).finally(() => {
       done = true;

@@ -55,10 +55,7 @@ describe('fields beyond the typed budget', () => {
       ]),
     );
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    const got = await select(
-      s,
-      'select id, a, c, f, ok, mm.x, mm.z, mm.deep.k as k, tags from `ov` cross join unnest(m) as mm order by id',
-    );
+    const got = await select(s, 'select id, a, c, f, ok, mm.x, mm.z, mm.deep.k as k, tags from `ov` cross join unnest(m) as mm order by id');
     assert.deepEqual(got, [
       { id: 'e1', a: 'x', c: null, f: null, ok: null, x: 1, z: null, k: null, tags: null },
       { id: 'e2', a: 'x2', c: 5, f: 1.5, ok: true, x: 2, z: 'zz', k: true, tags: ['t1', 't2'] },
@@ -95,7 +92,10 @@ describe('fields beyond the typed budget', () => {
       { id: 'e2', c: 5 },
       { id: 'e4', c: 2.5 },
     ]);
-    await ingest(s, 'ov', [{ id: 'e5', c: 'text' }, { id: 'e6', c: { o: 1 } }]);
+    await ingest(s, 'ov', [
+      { id: 'e5', c: 'text' },
+      { id: 'e6', c: { o: 1 } },
+    ]);
     assert.deepEqual(await select(s, "select id, c from `ov` where id in ('e2', 'e4', 'e5', 'e6') order by id"), [
       { id: 'e2', c: '5' },
       { id: 'e4', c: '2.5' },
@@ -150,7 +150,10 @@ describe('fields beyond the typed budget', () => {
     for (let i = 0; i < 40; i++) wide[`wide_${i}`] = i;
     const r = await post(s, 'ov', JSON.stringify([wide]));
     assert.equal(r.status, 400);
-    assert.match((r.body.error as { message: string }).message, /Field "wide_\d+" would take source "ov" to \d+ fields, over its limit of 40 \(INGEST_MAX_FIELDS\)/);
+    assert.match(
+      (r.body.error as { message: string }).message,
+      /Field "wide_\d+" would take source "ov" to \d+ fields, over its limit of 40 \(INGEST_MAX_FIELDS\)/,
+    );
     assert.deepEqual(await select(s, "select id from `ov` where id = 'w1'"), []);
     // Events that fit keep being accepted.
     await ingest(s, 'ov', [{ id: 'w2', c: 'fits' }]);

@@ -25,7 +25,10 @@ test('past the query concurrency and queue limits a query gets 503 OVERLOADED wi
   assert.ok(statuses.includes(200), `some succeed: ${statuses}`);
   const refused = results.filter((r) => r.status === 503);
   assert.ok(refused.length > 0, `some are refused: ${statuses}`);
-  assert.ok(statuses.every((x) => x === 200 || x === 503), `${statuses}`);
+  assert.ok(
+    statuses.every((x) => x === 200 || x === 503),
+    `${statuses}`,
+  );
   for (const r of refused) {
     assert.equal(r.error?.code, 'OVERLOADED');
     assert.equal(r.headers.get('retry-after'), '1');

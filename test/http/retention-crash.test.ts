@@ -89,11 +89,12 @@ test('kill -9 during retention sweeps never loses an event inside the retention 
   const id = (created.json as { id: string }).id;
   assert.equal((await call('PATCH', `/api/sources/${id}`, { retention_days: 2 })).status, 200);
   const now = Date.now();
-  await ingest(Array.from({ length: RECENT }, (_, i) => ({ id: `recent-${i}`, timestamp: new Date(now - (i % 40) * 3_600_000).toISOString(), event_message: 'in' })));
+  await ingest(
+    Array.from({ length: RECENT }, (_, i) => ({ id: `recent-${i}`, timestamp: new Date(now - (i % 40) * 3_600_000).toISOString(), event_message: 'in' })),
+  );
   const endpoint = await call('POST', '/api/endpoints', {
     name: 'retention-counts',
-    query:
-      "select countif(starts_with(id, 'recent-')) as recent, countif(starts_with(id, 'old-')) as expired from `kept`",
+    query: "select countif(starts_with(id, 'recent-')) as recent, countif(starts_with(id, 'old-')) as expired from `kept`",
     cache_duration_seconds: 0,
   });
   assert.equal(endpoint.status, 201, JSON.stringify(endpoint.json));

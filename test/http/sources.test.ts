@@ -37,10 +37,7 @@ describe('sources management', () => {
       body: JSON.stringify({ name: 'my.app.v2', retention_days: 7 }),
     });
     assert.equal(p.status, 200);
-    assert.deepEqual(
-      ((await p.json()) as SourceView).retention_days,
-      7,
-    );
+    assert.deepEqual(((await p.json()) as SourceView).retention_days, 7);
     assert.equal((await s.fetch(`/api/sources/${src.id}`, { method: 'DELETE' })).status, 204);
     assert.equal((await s.fetch(`/api/sources/${src.id}`)).status, 404);
   });
@@ -67,7 +64,7 @@ describe('sources management', () => {
     assert.equal(err.error.code, 'BAD_REQUEST');
   });
 
-  test('every wrong field of a body is a 422 naming it, in the vocabulary\'s words', async () => {
+  test("every wrong field of a body is a 422 naming it, in the vocabulary's words", async () => {
     type Invalid = { error: { code: string; status: number; message: string; fields: Record<string, string[]> } };
     const bad = await s.fetch('/api/sources', {
       method: 'POST',
@@ -87,7 +84,9 @@ describe('sources management', () => {
     const missing = (await (await s.fetch('/api/sources', { method: 'POST', headers: json, body: '{}' })).json()) as Invalid;
     assert.deepEqual(missing.error.fields, { name: ['is required'] });
 
-    const created = (await (await s.fetch('/api/sources', { method: 'POST', headers: json, body: JSON.stringify({ name: 'fields.app' }) })).json()) as SourceView;
+    const created = (await (
+      await s.fetch('/api/sources', { method: 'POST', headers: json, body: JSON.stringify({ name: 'fields.app' }) })
+    ).json()) as SourceView;
     for (const retention_days of [40_000, 1.5, '7']) {
       const p = await s.fetch(`/api/sources/${created.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ retention_days }) });
       assert.equal(p.status, 422, String(retention_days));
@@ -136,9 +135,9 @@ describe('restarts', () => {
     const dir = await tempDataDir();
     const first = await startTestServer({}, dir);
     await first.fetch('/api/sources', { method: 'POST', headers: json, body: JSON.stringify({ name: 'kept' }) });
-    const tok = (await (
-      await first.fetch('/api/access-tokens', { method: 'POST', headers: json, body: JSON.stringify({ scopes: ['query'] }) })
-    ).json()) as { token: string };
+    const tok = (await (await first.fetch('/api/access-tokens', { method: 'POST', headers: json, body: JSON.stringify({ scopes: ['query'] }) })).json()) as {
+      token: string;
+    };
     await first.stop();
 
     const second = await startTestServer({}, dir);

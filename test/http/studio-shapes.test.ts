@@ -48,7 +48,11 @@ describe('Studio query shapes over HTTP', () => {
       edge('e7', 7, 'PUT', '/storage/v1/object/b.png', 200),
     ]);
     await ingest(s, 'deno-relay-logs', [fnEdge('f1', 1, 'fn-a', 200), fnEdge('f2', 2, 'fn-b', 500), fnEdge('f3', 3, 'fn-a', 503)]);
-    await ingest(s, 'postgres.logs', [pg('p1', 1, 'checkpoint starting', 'postgres'), pg('p2', 2, 'cron job 3 starting: select 1', 'pg_cron'), pg('p3', 3, 'cron job 3 completed', 'pg_cron')]);
+    await ingest(s, 'postgres.logs', [
+      pg('p1', 1, 'checkpoint starting', 'postgres'),
+      pg('p2', 2, 'cron job 3 starting: select 1', 'pg_cron'),
+      pg('p3', 3, 'cron job 3 completed', 'pg_cron'),
+    ]);
   });
   after(() => s.close());
 

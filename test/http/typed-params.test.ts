@@ -76,10 +76,15 @@ for (const engine of engines) {
       });
 
       test('a JSON body may send numbers and booleans; a repeated query parameter binds its last value', async () => {
-        const [r] = await rows(s, 'typed.echo', {}, {
-          method: 'POST',
-          body: { min: 99, ratio: 2, flag: false, since: '2026-11-21T10:00:00Z', kind: 'b', note: 12 },
-        });
+        const [r] = await rows(
+          s,
+          'typed.echo',
+          {},
+          {
+            method: 'POST',
+            body: { min: 99, ratio: 2, flag: false, since: '2026-11-21T10:00:00Z', kind: 'b', note: 12 },
+          },
+        );
         assert.deepEqual([r!.next, r!.doubled, r!.flag, r!.kind, r!.note, r!.matching], [100, 4, false, 'b', '12', 1]);
         const qs = await s.fetch('/api/endpoints/query/typed.echo?since=2026-11-21T10:00:00Z&min=1&min=41');
         assert.equal(((await qs.json()) as { result: { next: number }[] }).result[0]!.next, 42);

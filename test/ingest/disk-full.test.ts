@@ -98,11 +98,14 @@ test('a full disk: 507, nothing unstored acknowledged, queries answer, ingest re
   mkdirSync(dataDir);
   let s = await startTestServer({}, dataDir);
   try {
-    assert.equal((await s.fetch('/api/sources', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"disk.test"}' })).status, 201);
+    assert.equal(
+      (await s.fetch('/api/sources', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"disk.test"}' })).status,
+      201,
+    );
     const ep = await s.fetch('/api/endpoints', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'disk_ids', query: 'select string_agg(id, \',\') as ids from `disk.test`', cache_duration_seconds: 0 }),
+      body: JSON.stringify({ name: 'disk_ids', query: "select string_agg(id, ',') as ids from `disk.test`", cache_duration_seconds: 0 }),
     });
     assert.equal(ep.status, 201, await ep.text());
     assert.equal((await ingest(s, events('warm', 50))).status, 200);

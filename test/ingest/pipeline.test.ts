@@ -79,7 +79,10 @@ describe('IngestService', () => {
     await s.ingest.ingest(src, parseEvents('{"event_message":"one","timestamp":"2026-11-20T10:00:00Z","n":1}', 'json'));
     await s.ingest.ingest(src, parseEvents('[{"message":"two","timestamp":1795168800,"n":2}]', 'json'));
     await s.ingest.ingest(src, parseEvents('{"batch":[{"event_message":"three","timestamp":1795168800000000,"n":3}]}', 'json'));
-    await s.ingest.ingest(src, parseEvents('{"event_message":"four","timestamp":1795168800000,"n":4}\n{"event_message":"five","timestamp":1795168800000000000,"n":5}\n', 'ndjson'));
+    await s.ingest.ingest(
+      src,
+      parseEvents('{"event_message":"four","timestamp":1795168800000,"n":4}\n{"event_message":"five","timestamp":1795168800000000000,"n":5}\n', 'ndjson'),
+    );
     const got = await rows(s, src.name, 'event_message, epoch_us(timestamp) AS ts, n');
     const T = '1795168800000000';
     assert.deepEqual(
@@ -146,7 +149,10 @@ describe('IngestService', () => {
     const b = source();
     const before = s.ingest.committedGroups;
     const requests = Array.from({ length: 40 }, (_, r) =>
-      s.ingest.ingest(r % 2 === 0 ? a : b, Array.from({ length: 25 }, (_, i) => edgeEvent(r * 25 + i))),
+      s.ingest.ingest(
+        r % 2 === 0 ? a : b,
+        Array.from({ length: 25 }, (_, i) => edgeEvent(r * 25 + i)),
+      ),
     );
     await Promise.all(requests);
     const groups = s.ingest.committedGroups - before;
@@ -160,13 +166,22 @@ describe('IngestService', () => {
   it('refuses with OVERLOADED when the queue is full, and stores the rest', async () => {
     const s = await open(undefined, { maxQueuedEvents: 100 });
     const src = source();
-    const first = s.ingest.ingest(src, Array.from({ length: 80 }, (_, i) => edgeEvent(i)));
+    const first = s.ingest.ingest(
+      src,
+      Array.from({ length: 80 }, (_, i) => edgeEvent(i)),
+    );
     await assert.rejects(
-      s.ingest.ingest(src, Array.from({ length: 30 }, (_, i) => edgeEvent(i))),
+      s.ingest.ingest(
+        src,
+        Array.from({ length: 30 }, (_, i) => edgeEvent(i)),
+      ),
       (e: unknown) => e instanceof QuarryError && e.code === 'OVERLOADED' && e.status === 503 && e.retryAfter === 1,
     );
     await first;
-    await s.ingest.ingest(src, Array.from({ length: 30 }, (_, i) => edgeEvent(i)));
+    await s.ingest.ingest(
+      src,
+      Array.from({ length: 30 }, (_, i) => edgeEvent(i)),
+    );
     assert.equal((await rows(s, src.name, 'id')).length, 110);
     await s.close();
   });
@@ -185,7 +200,10 @@ describe('IngestService', () => {
       s.ingest.ingest(broken, [{ x: 2 }, { x: 3 }]),
       s.ingest.ingest(good, [{ event_message: 'kept too' }]),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual((await rows(s, good.name, 'event_message')).map((r) => r.event_message).sort(), ['kept', 'kept too']);
     await s.close();
   });
@@ -288,7 +306,10 @@ describe('IngestService', () => {
     s = await open(s.dir);
     assert.deepEqual(s.stack.sources.catalog.sourceByName(src.name)?.schema.columns.b, { kind: 'scalar', type: 'string' });
     await s.ingest.ingest(src, [{ a: 2, b: 'x' }]);
-    assert.deepEqual((await rows(s, src.name, 'a, b')).map((r) => r.b), [null, 'x']);
+    assert.deepEqual(
+      (await rows(s, src.name, 'a, b')).map((r) => r.b),
+      [null, 'x'],
+    );
     await s.close();
   });
 
@@ -315,8 +336,14 @@ describe('IngestService', () => {
     assert.equal(await task.sweep(), 2);
     assert.equal(logged.length, 2);
     assert.equal(logged[0], 'Retention sweep started over 1 source(s) with a retention period.');
-    assert.match(logged[1] as string, new RegExp(`^Retention sweep deleted 2 event\\(s\\) in \\d+ ms: ${keep.name.replaceAll('.', '\\.')}: 2 older than 2 day\\(s\\)\\.$`));
-    assert.deepEqual((await rows(s, keep.name, 'event_message')).map((r) => r.event_message), ['1d', '0d']);
+    assert.match(
+      logged[1] as string,
+      new RegExp(`^Retention sweep deleted 2 event\\(s\\) in \\d+ ms: ${keep.name.replaceAll('.', '\\.')}: 2 older than 2 day\\(s\\)\\.$`),
+    );
+    assert.deepEqual(
+      (await rows(s, keep.name, 'event_message')).map((r) => r.event_message),
+      ['1d', '0d'],
+    );
     assert.equal((await rows(s, forever.name, 'event_message')).length, 4);
     task.start();
     await task.stop();

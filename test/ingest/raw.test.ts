@@ -91,10 +91,7 @@ async function both(p: Pair, bodies: (string | [string, BodyFormat])[]): Promise
   const plain = await rows(p, s.plain.name);
   const raw = await rows(p, s.raw.name);
   assert.deepEqual(raw, plain);
-  assert.deepEqual(
-    p.stack.sources.catalog.sourceByName(s.raw.name)?.schema,
-    p.stack.sources.catalog.sourceByName(s.plain.name)?.schema,
-  );
+  assert.deepEqual(p.stack.sources.catalog.sourceByName(s.raw.name)?.schema, p.stack.sources.catalog.sourceByName(s.plain.name)?.schema);
   return raw;
 }
 
@@ -149,7 +146,10 @@ describe('fields read from the received text', () => {
   });
 
   it('marks only requests that need no conversion as readable', () => {
-    const okEvents = [{ a: 1, b: { c: 'x' } }, { a: 2.5, b: { d: [true] } }];
+    const okEvents = [
+      { a: 1, b: { c: 'x' } },
+      { a: 2.5, b: { d: [true] } },
+    ];
     const ok = prepareRequest(okEvents, 0n, JSON.stringify(okEvents));
     assert.deepEqual(ok.raw, { text: JSON.stringify(okEvents), count: 2, elements: okEvents, keys: ['a', 'b'] });
     assert.deepEqual(Object.keys(ok.observed ?? {}), ['a', 'b']);
@@ -157,8 +157,14 @@ describe('fields read from the received text', () => {
       assert.equal(prepareRequest(events, 0n, JSON.stringify(events)).raw, undefined, JSON.stringify(events));
     }
     const observed = prepareRequest([{ a: 1, b: { c: 'x' } }], 0n, '[{"a":1,"b":{"c":"x"}}]').observed;
-    assert.equal(fitsSchema(observed, { a: { kind: 'scalar', type: 'float' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), true);
-    assert.equal(fitsSchema(observed, { a: { kind: 'scalar', type: 'string' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), false);
+    assert.equal(
+      fitsSchema(observed, { a: { kind: 'scalar', type: 'float' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }),
+      true,
+    );
+    assert.equal(
+      fitsSchema(observed, { a: { kind: 'scalar', type: 'string' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }),
+      false,
+    );
     assert.equal(fitsSchema(observed, { A: { kind: 'scalar', type: 'int' }, b: { kind: 'record', fields: { c: { kind: 'scalar', type: 'string' } } } }), false);
   });
 });

@@ -172,7 +172,12 @@ describe('filters bind their values as parameters', () => {
       negated: false,
     });
     const levels = compile('f:edge_logs m.level:warning..critical');
-    assert.deepEqual(body(levels.ast).where, { kind: 'inList', expr: c('metadata', 'level'), list: [p('__lql_0'), p('__lql_1'), p('__lql_2')], negated: false });
+    assert.deepEqual(body(levels.ast).where, {
+      kind: 'inList',
+      expr: c('metadata', 'level'),
+      list: [p('__lql_0'), p('__lql_1'), p('__lql_2')],
+      negated: false,
+    });
     assert.deepEqual(levels.params, { __lql_0: 'warning', __lql_1: 'error', __lql_2: 'critical' });
     assert.deepEqual(where('m.tags:@>prod'), { kind: 'inUnnest', expr: p('__lql_0'), array: c('metadata', 'tags'), negated: false });
     const regexp = where('m.tags:@>~^pr') as Extract<Expr, { kind: 'exists' }>;

@@ -66,13 +66,13 @@ describe('free text', () => {
 
   test('a quoted phrase is one filter, with \\" and \\\\ unescaped', () => {
     assert.deepEqual(only('"staging error"'), { path: 'event_message', operator: 'string_contains', value: 'staging error', negate: false, quoted: true });
-    assert.equal((valueFrom(String.raw`"say \"hi\" c:\\x"`) as string), String.raw`say "hi" c:\x`);
+    assert.equal(valueFrom(String.raw`"say \"hi\" c:\\x"`) as string, String.raw`say "hi" c:\x`);
   });
 
   test('~ is a regex on event_message, quoted or not; unquoted keeps \\" literally', () => {
     assert.deepEqual(only(String.raw`~server\_\d`), { ...base, path: 'event_message', operator: '~', value: String.raw`server\_\d` });
     assert.deepEqual(only('~"log message \\d\\d"'), { path: 'event_message', operator: '~', value: 'log message \\d\\d', negate: false, quoted: true });
-    assert.equal((valueFrom(String.raw`~^er\"ror`) as string), String.raw`^er\"ror`);
+    assert.equal(valueFrom(String.raw`~^er\"ror`) as string, String.raw`^er\"ror`);
   });
 
   test('- negates the following clause', () => {
@@ -127,7 +127,7 @@ describe('field filters', () => {
   test('quoted values keep spaces and special characters; escapes are unescaped', () => {
     assert.equal((valueFrom('m.context.file:"some module.ex"') as { value: string }).value, 'some module.ex');
     assert.equal((valueFrom('m.f:"こんにちは 🚀"') as { value: string }).value, 'こんにちは 🚀');
-    assert.equal((valueFrom(String.raw`m.context.address:~"\\d\\d\\d ST"`) as string), String.raw`\d\d\d ST`);
+    assert.equal(valueFrom(String.raw`m.context.address:~"\\d\\d\\d ST"`) as string, String.raw`\d\d\d ST`);
   });
 
   test('numeric ranges', () => {
@@ -140,10 +140,13 @@ describe('field filters', () => {
     });
     const f = only('m.float:30.1..300.1');
     assert.ok(f.operator === 'range');
-    assert.deepEqual([f.from, f.to], [
-      { type: 'number', text: '30.1', integer: false },
-      { type: 'number', text: '300.1', integer: false },
-    ]);
+    assert.deepEqual(
+      [f.from, f.to],
+      [
+        { type: 'number', text: '30.1', integer: false },
+        { type: 'number', text: '300.1', integer: false },
+      ],
+    );
   });
 
   test('level ranges expand to the levels in between', () => {
@@ -211,7 +214,10 @@ describe('timestamp filters', () => {
   });
 
   test('14- and 15-digit numbers are rejected, as are other lengths', () => {
-    rejects('t:>15778368001234', "Error while parsing timestamp filter value: expected ISO8601 string, Unix timestamp, range or shorthand, got '15778368001234'");
+    rejects(
+      't:>15778368001234',
+      "Error while parsing timestamp filter value: expected ISO8601 string, Unix timestamp, range or shorthand, got '15778368001234'",
+    );
     rejects('t:>157783680012345', "got '157783680012345'");
     rejects('timestamp:>20', "Error while parsing timestamp: '20' is not a valid Unix timestamp (expected 10, 13, or 16 digits)");
   });
@@ -232,10 +238,13 @@ describe('timestamp filters', () => {
     });
     const f = only('t:2019-01-01..2019-02-01');
     assert.ok(f.operator === 'range');
-    assert.deepEqual([f.from, f.to], [
-      { type: 'date', value: '2019-01-01' },
-      { type: 'date', value: '2019-02-01' },
-    ]);
+    assert.deepEqual(
+      [f.from, f.to],
+      [
+        { type: 'date', value: '2019-01-01' },
+        { type: 'date', value: '2019-02-01' },
+      ],
+    );
     assert.equal(only('-t:2019-01-01T00:13:37Z..2019-02-01T00:23:34Z').negate, true);
   });
 
@@ -252,11 +261,7 @@ describe('timestamp filters', () => {
       ['t:2020-01-01T13:14:15.{0..515}', ts('2020-01-01 13:14:15.000000'), ts('2020-01-01 13:14:15.515000')],
       ['t:2020-01-01T13:14:15.{1..7}', ts('2020-01-01 13:14:15.100000'), ts('2020-01-01 13:14:15.700000')],
       ['t:2020-01-01T13:14:15.{005001..1}', ts('2020-01-01 13:14:15.005001'), ts('2020-01-01 13:14:15.100000')],
-      [
-        't:2020-{01..12}-{01..30}T{00..23}:{15..20}:{35..55}.{000001..585444}',
-        ts('2020-01-01 00:15:35.000001'),
-        ts('2020-12-30 23:20:55.585444'),
-      ],
+      ['t:2020-{01..12}-{01..30}T{00..23}:{15..20}:{35..55}.{000001..585444}', ts('2020-01-01 00:15:35.000001'), ts('2020-12-30 23:20:55.585444')],
     ];
     for (const [lql, from, to] of cases) {
       const f = only(lql);
@@ -273,8 +278,14 @@ describe('timestamp filters', () => {
       return [f.from, f.to];
     };
     assert.deepEqual(valueFrom('t:now'), end);
-    assert.deepEqual(range('t:today'), [{ type: 'date', value: '2026-11-21' }, { type: 'date', value: '2026-11-21' }]);
-    assert.deepEqual(range('t:yesterday'), [{ type: 'date', value: '2026-11-20' }, { type: 'date', value: '2026-11-20' }]);
+    assert.deepEqual(range('t:today'), [
+      { type: 'date', value: '2026-11-21' },
+      { type: 'date', value: '2026-11-21' },
+    ]);
+    assert.deepEqual(range('t:yesterday'), [
+      { type: 'date', value: '2026-11-20' },
+      { type: 'date', value: '2026-11-20' },
+    ]);
     assert.deepEqual(range('t:this@minute'), [ts('2026-11-21 10:37:00.000000'), end]);
     assert.deepEqual(range('t:this@hour'), [ts('2026-11-21 10:00:00.000000'), end]);
     assert.deepEqual(range('t:this@day'), [ts('2026-11-21 00:00:00.000000'), end]);
@@ -325,7 +336,12 @@ describe('select, chart, from', () => {
     for (const agg of ['count', 'countd', 'avg', 'sum', 'max', 'p50', 'p95', 'p99']) {
       assert.equal(parse(`c:${agg}(m.x)`).chart?.aggregate, agg);
     }
-    for (const [p, period] of [['s', 'second'], ['second', 'second'], ['m', 'minute'], ['d', 'day']]) {
+    for (const [p, period] of [
+      ['s', 'second'],
+      ['second', 'second'],
+      ['m', 'minute'],
+      ['d', 'day'],
+    ]) {
       assert.equal(parse(`c:group_by(t::${p})`).chart?.period, period);
     }
   });

@@ -26,10 +26,7 @@ export function metadataStoreSuite(open: () => Promise<MetadataRecords>): void {
       repo.insert(newEndpoint('2d8d9e4a-3b5c-4a7d-9e0f-9c8b7a6f5e4d', { name: 'a.one', query: 'x' }, NOW)),
       (e: unknown) => isQuarryError(e) && e.status === 422 && e.fields?.name?.[0] === 'is already taken',
     );
-    await assert.rejects(
-      repo.replace({ ...repo.get(ID_B)!, name: 'a.one' }),
-      (e: unknown) => isQuarryError(e) && e.code === 'VALIDATION_FAILED',
-    );
+    await assert.rejects(repo.replace({ ...repo.get(ID_B)!, name: 'a.one' }), (e: unknown) => isQuarryError(e) && e.code === 'VALIDATION_FAILED');
     const renamed = await repo.replace({ ...a, name: 'a.renamed', updated_at: '2026-11-21T11:00:00.000Z' });
     assert.equal(repo.byName('a.renamed')?.id, ID_A);
     assert.equal(repo.byName('a.one'), undefined);

@@ -85,7 +85,12 @@ for (const via of ['embedded chDB', 'HTTP'] as const) {
         const events: Row[] = Array.from({ length: 25 }, (_, k) => {
           const id = `e-${String(i).padStart(2, '0')}-${String(k).padStart(2, '0')}`;
           expected.push(id);
-          return { id, project: 'shared', event_message: `from ${node === a ? 'a' : 'b'}`, timestamp: new Date(Date.UTC(2026, 10, 20, 10, i, k)).toISOString() };
+          return {
+            id,
+            project: 'shared',
+            event_message: `from ${node === a ? 'a' : 'b'}`,
+            timestamp: new Date(Date.UTC(2026, 10, 20, 10, i, k)).toISOString(),
+          };
         });
         batches.push(ingest(node, 'gotrue.logs.prod', events));
       }
@@ -110,9 +115,7 @@ for (const via of ['embedded chDB', 'HTTP'] as const) {
       });
       await eventually('endpoint created on A runs on B', async () => (await query(b, wrapped.name)).status === 200);
       // B has read the source's catalogue entry; A now grows it with fields B has never seen.
-      await ingest(a, 'realtime.logs.prod', [
-        { id: 'r2', event_message: 'y', metadata: { second_on_a: 7, nested: { deeper_on_a: 'again' } } },
-      ]);
+      await ingest(a, 'realtime.logs.prod', [{ id: 'r2', event_message: 'y', metadata: { second_on_a: 7, nested: { deeper_on_a: 'again' } } }]);
       const answer = await query(b, wrapped.name, {
         sql: "select id, m.second_on_a + 1 as n, d.deeper_on_a as d from rt cross join unnest(metadata) as m cross join unnest(m.nested) as d where id = 'r2'",
       });
@@ -149,7 +152,9 @@ for (const via of ['embedded chDB', 'HTTP'] as const) {
       });
       await eventually('endpoint created on B runs on A', async () => (await query(a, endpoint.name)).status === 200);
       for (const node of [a, b]) {
-        const r = await query(node, endpoint.name, { sql: "select id, m.raced as raced from st cross join unnest(metadata) as m where event_message = 'race' order by id" });
+        const r = await query(node, endpoint.name, {
+          sql: "select id, m.raced as raced from st cross join unnest(metadata) as m where event_message = 'race' order by id",
+        });
         assert.equal(r.status, 200, JSON.stringify(r.error));
         assert.deepEqual(r.rows, [
           { id: 's0', raced: '0' },

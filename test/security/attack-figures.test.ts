@@ -93,13 +93,23 @@ describe('attacks against service processes, one per engine, side by side', { co
         svc = await spawnService(dir, { ...engineEnv(engine), MEMORY_BUDGET: `${BUDGET_MIB}MiB`, LOG_LEVEL: 'error' });
         const now = Date.now();
         for (let i = 0; i < ROWS; i += 2000) {
-          const batch = Array.from({ length: 2000 }, (_, j) => ({ id: `own-${i + j}`, timestamp: new Date(now - 60_000 + i + j).toISOString(), message: `m${i + j}`, project: 'a' }));
+          const batch = Array.from({ length: 2000 }, (_, j) => ({
+            id: `own-${i + j}`,
+            timestamp: new Date(now - 60_000 + i + j).toISOString(),
+            message: `m${i + j}`,
+            project: 'a',
+          }));
           const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
           const text = await r.text();
           assert.equal(r.status, 200, text);
         }
         for (let i = 0; i < 600; i += 100) {
-          const batch = Array.from({ length: 100 }, (_, j) => ({ id: `big-${i + j}`, timestamp: new Date(now - 30_000 + i + j).toISOString(), message: 'y'.repeat(60_000), project: 'a' }));
+          const batch = Array.from({ length: 100 }, (_, j) => ({
+            id: `big-${i + j}`,
+            timestamp: new Date(now - 30_000 + i + j).toISOString(),
+            message: 'y'.repeat(60_000),
+            project: 'a',
+          }));
           const r = await fetch(`${svc.url}/api/logs?source_name=${SOURCE}`, { method: 'POST', headers, body: JSON.stringify(batch) });
           const text = await r.text();
           assert.equal(r.status, 200, text);
@@ -107,7 +117,12 @@ describe('attacks against service processes, one per engine, side by side', { co
         const created = await fetch(`${svc.url}/api/endpoints`, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ name: 'attacks.wide', query: `with wide as (select event_message, timestamp from \`${SOURCE}\`) select event_message from wide`, sandboxable: true, max_limit: 10_000 }),
+          body: JSON.stringify({
+            name: 'attacks.wide',
+            query: `with wide as (select event_message, timestamp from \`${SOURCE}\`) select event_message from wide`,
+            sandboxable: true,
+            max_limit: 10_000,
+          }),
         });
         const text = await created.text();
         assert.ok(created.ok, text);
@@ -130,7 +145,9 @@ describe('attacks against service processes, one per engine, side by side', { co
             const reset = resetPeak(svc.child.pid as number);
             const answers = await Promise.all(Array.from({ length: n }, () => ask(attack)));
             const probeStart = performance.now();
-            const probe = await fetch(`${svc.url}/api/endpoints/query/logs.all?sql=${encodeURIComponent('select count(*) as n from edge_logs')}&project=a`, { headers });
+            const probe = await fetch(`${svc.url}/api/endpoints/query/logs.all?sql=${encodeURIComponent('select count(*) as n from edge_logs')}&project=a`, {
+              headers,
+            });
             const probeMs = performance.now() - probeStart;
             const { peak } = memoryMiB(svc.child.pid as number);
             for (const a of answers) assert.ok(attack.statuses.includes(a.status), `${attack.name}: ${a.status} ${a.code}`);

@@ -37,7 +37,12 @@ for (const engine of engines) {
     before(async () => {
       s = await startTestServer(engineEnv(engine));
       const now = Date.now();
-      const events = [0, 1, 2].map((i) => ({ id: `own-${i}`, timestamp: new Date(now - 60_000 + i).toISOString(), event_message: `m${i}`, project: 'attacker' }));
+      const events = [0, 1, 2].map((i) => ({
+        id: `own-${i}`,
+        timestamp: new Date(now - 60_000 + i).toISOString(),
+        event_message: `m${i}`,
+        project: 'attacker',
+      }));
       await ingest(s, 'cloudflare.logs.prod', events);
     });
     after(async () => {
@@ -70,7 +75,10 @@ for (const engine of engines) {
         ['select length(repeat(id, 800)) as n from edge_logs order by n limit 1', (rows) => assert.deepEqual(rows, [{ n: 4_000 }])],
         ['select length(lpad(id, 4000)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 4_000 }])],
         ["select length(lpad('x', 1000000)) as n", (rows) => assert.deepEqual(rows, [{ n: 1_000_000 }])],
-        ['select length(concat(event_message, event_message, event_message, event_message)) as n from edge_logs order by n limit 1', (rows) => assert.deepEqual(rows, [{ n: 8 }])],
+        [
+          'select length(concat(event_message, event_message, event_message, event_message)) as n from edge_logs order by n limit 1',
+          (rows) => assert.deepEqual(rows, [{ n: 8 }]),
+        ],
         ["select format('%20.3f|%08d', 1.5, 42) as f from edge_logs limit 1", (rows) => assert.deepEqual(rows, [{ f: '               1.500|00000042' }])],
         ['select length(repeat(id, length(id) * 100)) as n from edge_logs limit 1', (rows) => assert.deepEqual(rows, [{ n: 2_500 }])],
         [

@@ -23,7 +23,18 @@ import { engineEnv, engines } from '../support/engines.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** Values and field names only project B's events hold. */
-const B_ONLY = ['b-event', 'b message', 'b-host', 'b-secret-value', 'b-nested-value', 'b-item-value', 'secret_b_field', 'secret_b_nested', 'secret_b_item', 'bonly_record'];
+const B_ONLY = [
+  'b-event',
+  'b message',
+  'b-host',
+  'b-secret-value',
+  'b-nested-value',
+  'b-item-value',
+  'secret_b_field',
+  'secret_b_nested',
+  'secret_b_item',
+  'bonly_record',
+];
 
 const EDGE = 'cloudflare.logs.prod';
 
@@ -137,7 +148,12 @@ for (const engine of engines) {
     test('the fixture: project B has a row and B-only fields that A can read by name', async () => {
       const a = await run(s, 'select id, t.metadata.secret_b_field as f from edge_logs t');
       assert.equal(a.status, 200, a.text);
-      assert.deepEqual(JSON.parse(a.text).result.map((r: { id: string }) => r.id).sort(), ['a-event-1', 'a-event-2']);
+      assert.deepEqual(
+        JSON.parse(a.text)
+          .result.map((r: { id: string }) => r.id)
+          .sort(),
+        ['a-event-1', 'a-event-2'],
+      );
     });
 
     test('a record serialised for a row shows only the members its event carried', async () => {

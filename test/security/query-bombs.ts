@@ -30,10 +30,30 @@ export function unionChain(levels: number): string {
 export const queryBombs: readonly { name: string; sql: string; code: 'QUERY_TOO_COMPLEX' | 'INVALID_QUERY'; message: RegExp }[] = [
   { name: 'self-join CTE chain', sql: joinChain(6), code: 'QUERY_TOO_COMPLEX', message: /QUERY_MAX_TABLE_REFERENCES/ },
   { name: 'UNION ALL doubling chain', sql: unionChain(12), code: 'QUERY_TOO_COMPLEX', message: /QUERY_MAX_TABLE_REFERENCES/ },
-  { name: "format('%.1000000000f', 1.5)", sql: "select format('%.1000000000f', 1.5) as f from edge_logs", code: 'INVALID_QUERY', message: /^FORMAT would build a value larger than 4096 bytes/ },
-  { name: 'repeat(id, 40000000)', sql: 'select repeat(id, 40000000) as r from edge_logs', code: 'INVALID_QUERY', message: /^REPEAT would build a value larger than 4096 bytes/ },
-  { name: 'lpad(id, 1000000000)', sql: 'select lpad(id, 1000000000) as r from edge_logs', code: 'INVALID_QUERY', message: /^LPAD would build a value larger than 4096 bytes/ },
-  { name: "format('%1000000000d', 1)", sql: "select format('%1000000000d', 1) as f from edge_logs", code: 'INVALID_QUERY', message: /^FORMAT would build a value larger than 4096 bytes/ },
+  {
+    name: "format('%.1000000000f', 1.5)",
+    sql: "select format('%.1000000000f', 1.5) as f from edge_logs",
+    code: 'INVALID_QUERY',
+    message: /^FORMAT would build a value larger than 4096 bytes/,
+  },
+  {
+    name: 'repeat(id, 40000000)',
+    sql: 'select repeat(id, 40000000) as r from edge_logs',
+    code: 'INVALID_QUERY',
+    message: /^REPEAT would build a value larger than 4096 bytes/,
+  },
+  {
+    name: 'lpad(id, 1000000000)',
+    sql: 'select lpad(id, 1000000000) as r from edge_logs',
+    code: 'INVALID_QUERY',
+    message: /^LPAD would build a value larger than 4096 bytes/,
+  },
+  {
+    name: "format('%1000000000d', 1)",
+    sql: "select format('%1000000000d', 1) as f from edge_logs",
+    code: 'INVALID_QUERY',
+    message: /^FORMAT would build a value larger than 4096 bytes/,
+  },
   {
     name: 'repeat(id, <not a constant>)',
     sql: 'select length(repeat(id, length(id) * 40000000)) as n from edge_logs',
@@ -68,10 +88,30 @@ export function nestedCalls(fn: string, depth: number, arg: string): string {
  * column 2,048 rows at a time, outside its memory accounting).
  */
 export const growthBombs: readonly { name: string; sql: string; code: 'QUERY_TOO_COMPLEX' | 'INVALID_QUERY'; message: RegExp }[] = [
-  { name: 'CONCAT(s, s, s, s) through 5 nested subqueries', sql: concatChain(5, "repeat('x', 1000)"), code: 'QUERY_TOO_COMPLEX', message: /QUERY_MAX_VALUE_GROWTH|QUERY_MAX_VALUE_BYTES/ },
-  { name: 'TO_BASE64 nested 30 deep', sql: nestedCalls('to_base64', 30, 'cast(event_message as bytes)'), code: 'QUERY_TOO_COMPLEX', message: /QUERY_MAX_VALUE_GROWTH/ },
-  { name: 'REPLACE each character by the row itself', sql: "select length(replace(repeat(event_message, 100), '', event_message)) as n from edge_logs", code: 'QUERY_TOO_COMPLEX', message: /without bound/ },
-  { name: 'repeat(id, <within one call>) on every row', sql: 'select max(length(repeat(id, 120000))) as n from edge_logs', code: 'INVALID_QUERY', message: /REPEAT would build a value larger than 4096 bytes/ },
+  {
+    name: 'CONCAT(s, s, s, s) through 5 nested subqueries',
+    sql: concatChain(5, "repeat('x', 1000)"),
+    code: 'QUERY_TOO_COMPLEX',
+    message: /QUERY_MAX_VALUE_GROWTH|QUERY_MAX_VALUE_BYTES/,
+  },
+  {
+    name: 'TO_BASE64 nested 30 deep',
+    sql: nestedCalls('to_base64', 30, 'cast(event_message as bytes)'),
+    code: 'QUERY_TOO_COMPLEX',
+    message: /QUERY_MAX_VALUE_GROWTH/,
+  },
+  {
+    name: 'REPLACE each character by the row itself',
+    sql: "select length(replace(repeat(event_message, 100), '', event_message)) as n from edge_logs",
+    code: 'QUERY_TOO_COMPLEX',
+    message: /without bound/,
+  },
+  {
+    name: 'repeat(id, <within one call>) on every row',
+    sql: 'select max(length(repeat(id, 120000))) as n from edge_logs',
+    code: 'INVALID_QUERY',
+    message: /REPEAT would build a value larger than 4096 bytes/,
+  },
   {
     name: 'generate_array(1, <not a constant>) on every row',
     sql: 'select max(array_length(generate_array(1, length(id) * 12000))) as n from edge_logs',

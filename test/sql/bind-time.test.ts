@@ -48,30 +48,15 @@ describe('bind-time specialisation: the tree', () => {
       { i: 'zzz' },
       `select 3 as x from ${edge}`,
     ],
-    [
-      'a simple CASE on a parameter',
-      `select case @i when 'a' then 'A' when 'b' then 'B' end as x from ${edge}`,
-      { i: 'b' },
-      `select 'B' as x from ${edge}`,
-    ],
+    ['a simple CASE on a parameter', `select case @i when 'a' then 'A' when 'b' then 'B' end as x from ${edge}`, { i: 'b' }, `select 'B' as x from ${edge}`],
     [
       'an undecided WHEN before the decided one stays, the decided one becomes the ELSE',
       `select case when id = 'e1' then 0 when @i = 'a' then 1 when @i = 'b' then 2 end as x from ${edge}`,
       { i: 'a' },
       `select case when id = 'e1' then 0 else 1 end as x from ${edge}`,
     ],
-    [
-      'NOT and != are decided',
-      `select id from ${edge} where not (@i != 'a') and id is not null`,
-      { i: 'a' },
-      `select id from ${edge} where id is not null`,
-    ],
-    [
-      'a filter decided FALSE stays a filter',
-      `select id from ${edge} where @i = 'a'`,
-      { i: 'b' },
-      `select id from ${edge} where false`,
-    ],
+    ['NOT and != are decided', `select id from ${edge} where not (@i != 'a') and id is not null`, { i: 'a' }, `select id from ${edge} where id is not null`],
+    ['a filter decided FALSE stays a filter', `select id from ${edge} where @i = 'a'`, { i: 'b' }, `select id from ${edge} where false`],
     [
       'a NULL comparison in a filter filters everything',
       `select id from ${edge} where @i = 'a' or @i = 'b'`,
@@ -170,7 +155,12 @@ for (const engineName of engines) {
 
     for (const [name, saved, caller] of QUERIES) {
       test(name, async () => {
-        const prepared = prepareEndpointQuery({ saved, catalog: engine.catalog, sandboxable: caller !== undefined, ...(caller ? { caller: { sql: caller } } : {}) });
+        const prepared = prepareEndpointQuery({
+          saved,
+          catalog: engine.catalog,
+          sandboxable: caller !== undefined,
+          ...(caller ? { caller: { sql: caller } } : {}),
+        });
         let specialisedRuns = 0;
         for (const values of combinations(prepared.params)) {
           const specialised = specialiseForValues(prepared, values);

@@ -41,7 +41,15 @@ function refused(code: string, ...patterns: RegExp[]) {
 }
 
 /** Every query of the corpus, Studio's pages included. */
-const legitimate: readonly { name: string; sql?: string }[] = [...studioCases, ...functionCases, ...savedCases, ...semanticsCases, ...reportCases, ...pageCases, ...unifiedCases];
+const legitimate: readonly { name: string; sql?: string }[] = [
+  ...studioCases,
+  ...functionCases,
+  ...savedCases,
+  ...semanticsCases,
+  ...reportCases,
+  ...pageCases,
+  ...unifiedCases,
+];
 
 describe('cost bounds', () => {
   test('legitimate queries stay far below the defaults (figures)', () => {
@@ -99,7 +107,10 @@ describe('cost bounds', () => {
   test('the UNION ALL doubling chain is QUERY_TOO_COMPLEX; operands are counted after inlining', () => {
     assert.throws(() => prepare(unionChain(12)), refused('QUERY_TOO_COMPLEX', /QUERY_MAX_TABLE_REFERENCES/));
     const loose = { ...defaultQueryBounds, maxTableReferences: 1e9 };
-    assert.throws(() => prepare(unionChain(12), loose), refused('QUERY_TOO_COMPLEX', /QUERY_MAX_SET_OPERANDS/, /8190 set-operation operands/, /limit of 256\b/));
+    assert.throws(
+      () => prepare(unionChain(12), loose),
+      refused('QUERY_TOO_COMPLEX', /QUERY_MAX_SET_OPERANDS/, /8190 set-operation operands/, /limit of 256\b/),
+    );
   });
 
   test('CTEs reading no table still multiply', () => {
@@ -110,11 +121,17 @@ describe('cost bounds', () => {
 
   test('join fan-out and nesting have bounds of their own', () => {
     const names = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    const wide = `select count(*) as n from edge_logs t0 ${names.slice(1).map((a, i) => `join edge_logs ${a} on ${a}.id = t${i}.id`).join(' ')}`;
+    const wide = `select count(*) as n from edge_logs t0 ${names
+      .slice(1)
+      .map((a, i) => `join edge_logs ${a} on ${a}.id = t${i}.id`)
+      .join(' ')}`;
     const loose = { ...defaultQueryBounds, maxTableReferences: 1e9 };
     assert.throws(() => prepare(wide, loose), refused('QUERY_TOO_COMPLEX', /QUERY_MAX_JOINS/, /40 items joined/, /limit of 32\b/));
     // Items inside parenthesised joins count as the FROM's own.
-    const nested = `select count(*) as n from edge_logs t0 ${names.slice(1).map((a) => `join (edge_logs ${a} cross join unnest(${a}.metadata) as m${a})`).join(' on true ')} on true`;
+    const nested = `select count(*) as n from edge_logs t0 ${names
+      .slice(1)
+      .map((a) => `join (edge_logs ${a} cross join unnest(${a}.metadata) as m${a})`)
+      .join(' on true ')} on true`;
     assert.throws(() => prepare(nested, loose), refused('QUERY_TOO_COMPLEX', /QUERY_MAX_JOINS/, /79 items joined/));
     const ctes: string[] = [];
     let prev = 'edge_logs';
@@ -135,8 +152,22 @@ describe('cost bounds', () => {
     assert.throws(() => prepare(joinChain(1), tight), refused('QUERY_TOO_COMPLEX', /limit of 2\b/));
     assert.doesNotThrow(() => prepare(joinChain(1)));
     assert.deepEqual(loadConfig({}).queryBounds, defaultQueryBounds);
-    const env = { QUERY_MAX_TABLE_REFERENCES: '500', QUERY_MAX_JOINS: '8', QUERY_MAX_SET_OPERANDS: '100', QUERY_MAX_NESTING: '10', QUERY_MAX_VALUE_BYTES: '4MiB', QUERY_MAX_VALUE_GROWTH: '32' };
-    assert.deepEqual(loadConfig(env).queryBounds, { maxTableReferences: 500, maxJoins: 8, maxSetOperands: 100, maxNesting: 10, maxValueBytes: 4 * 2 ** 20, maxValueGrowth: 32 });
+    const env = {
+      QUERY_MAX_TABLE_REFERENCES: '500',
+      QUERY_MAX_JOINS: '8',
+      QUERY_MAX_SET_OPERANDS: '100',
+      QUERY_MAX_NESTING: '10',
+      QUERY_MAX_VALUE_BYTES: '4MiB',
+      QUERY_MAX_VALUE_GROWTH: '32',
+    };
+    assert.deepEqual(loadConfig(env).queryBounds, {
+      maxTableReferences: 500,
+      maxJoins: 8,
+      maxSetOperands: 100,
+      maxNesting: 10,
+      maxValueBytes: 4 * 2 ** 20,
+      maxValueGrowth: 32,
+    });
     assert.throws(() => loadConfig({ QUERY_MAX_VALUE_BYTES: 'lots' }), /QUERY_MAX_VALUE_BYTES/);
   });
 });
@@ -180,7 +211,10 @@ describe('value-size bounds, constant arguments (before any engine)', () => {
     ]) {
       assert.doesNotThrow(() => prepare(sql), sql);
     }
-    assert.throws(() => prepare('select lpad(id, 100) as r from edge_logs', { ...defaultQueryBounds, maxValueBytes: 2560 }), refused('INVALID_QUERY', /LPAD would build a value larger than 10 bytes/));
+    assert.throws(
+      () => prepare('select lpad(id, 100) as r from edge_logs', { ...defaultQueryBounds, maxValueBytes: 2560 }),
+      refused('INVALID_QUERY', /LPAD would build a value larger than 10 bytes/),
+    );
   });
 
   test('a size known only when it runs marks the call for the engine guard', () => {
@@ -200,7 +234,13 @@ for (const engine of engines) {
     after(() => t.close());
 
     const run = async (sql: string, bounds?: QueryBounds) =>
-      (await t.query.run(prepareEndpointQuery({ saved: logsAllSql, caller: { sql }, catalog: t.catalog, sandboxable: true, ...(bounds ? { bounds } : {}) }), { project: 'default' }, { timeoutMs: 10_000, maxRows: 1000 })).rows;
+      (
+        await t.query.run(
+          prepareEndpointQuery({ saved: logsAllSql, caller: { sql }, catalog: t.catalog, sandboxable: true, ...(bounds ? { bounds } : {}) }),
+          { project: 'default' },
+          { timeoutMs: 10_000, maxRows: 1000 },
+        )
+      ).rows;
 
     for (const [sql, fn] of [
       ['select length(repeat(id, length(id) * 40000000)) as n from edge_logs', 'REPEAT'],
@@ -225,7 +265,10 @@ for (const engine of engines) {
     test('the guard counts the bytes of the repeated text, with the configured limit', async () => {
       // 64 bytes for a value computed on every row.
       const small = { ...defaultQueryBounds, maxValueBytes: 64 * 256 };
-      await assert.rejects(run("select repeat(concat(id, 'xxxxxxxxxx'), length(id) + 10) as r from edge_logs", small), refused('INVALID_QUERY', /REPEAT would build a value larger than 64 bytes/));
+      await assert.rejects(
+        run("select repeat(concat(id, 'xxxxxxxxxx'), length(id) + 10) as r from edge_logs", small),
+        refused('INVALID_QUERY', /REPEAT would build a value larger than 64 bytes/),
+      );
       const rows = await run('select repeat(id, 2) as r from edge_logs order by id limit 1', small);
       assert.equal(rows.length, 1);
     });

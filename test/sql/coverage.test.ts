@@ -84,7 +84,11 @@ for (const engine of engines) {
 
     describe('casts', () => {
       cases([
-        ["self-hosted pg_cron page: event_message::text LIKE '%cron job%'", "select id from postgres_logs where event_message::text LIKE '%cron job%'", [{ id: 'p4' }]],
+        [
+          "self-hosted pg_cron page: event_message::text LIKE '%cron job%'",
+          "select id from postgres_logs where event_message::text LIKE '%cron job%'",
+          [{ id: 'p4' }],
+        ],
         ['x::int64 and x::float64', "select '5'::int64 + 1 as i, '1.5'::float64 as f, 2::string as s", [{ i: 6, f: 1.5, s: '2' }]],
       ]);
     });
@@ -108,7 +112,11 @@ for (const engine of engines) {
           "select left('abcdef', 2) as l, right('abcdef', 2) as r, lpad('7', 3, '0') as lp, rpad('ab', 4) as rp, repeat('ab', 3) as rep, reverse('abc') as rev, translate('abc', 'ab', 'xy') as tr",
           [{ l: 'ab', r: 'ef', lp: '007', rp: 'ab  ', rep: 'ababab', rev: 'cba', tr: 'xyc' }],
         ],
-        ['regexp_extract_all, with and without a group', "select regexp_extract_all('a1b22c333', r'\\d+') as a, regexp_extract_all('k=1,k=2', r'k=(\\d)') as b", [{ a: ['1', '22', '333'], b: ['1', '2'] }]],
+        [
+          'regexp_extract_all, with and without a group',
+          "select regexp_extract_all('a1b22c333', r'\\d+') as a, regexp_extract_all('k=1,k=2', r'k=(\\d)') as b",
+          [{ a: ['1', '22', '333'], b: ['1', '2'] }],
+        ],
         ['regexp_substr', "select regexp_substr('abc123', r'\\d+') as v, regexp_substr('abc', r'\\d+') as n", [{ v: '123', n: null }]],
         [
           'hashes are BYTES; to_hex shows them',
@@ -120,11 +128,23 @@ for (const engine of engines) {
 
     describe('math functions', () => {
       cases([
-        ['sign, exp, ln, log, log10, cbrt', 'select sign(-3) as s, exp(0) as e, ln(1) as l, log(8, 2) as l2, log10(100) as l10, round(cbrt(27), 6) as c', [{ s: -1, e: 1, l: 0, l2: 3, l10: 2, c: 3 }]],
+        [
+          'sign, exp, ln, log, log10, cbrt',
+          'select sign(-3) as s, exp(0) as e, ln(1) as l, log(8, 2) as l2, log10(100) as l10, round(cbrt(27), 6) as c',
+          [{ s: -1, e: 1, l: 0, l2: 3, l10: 2, c: 3 }],
+        ],
         ['LOG(x) is the natural logarithm', 'select round(log(exp(2)), 6) as v', [{ v: 2 }]],
         ['trunc, ceiling', 'select trunc(1.256, 2) as t, trunc(-1.7) as t0, ceiling(1.2) as c', [{ t: 1.25, t0: -1, c: 2 }]],
-        ['safe arithmetic is NULL on overflow', 'select safe_add(9223372036854775807, 1) as o, safe_multiply(2, 3) as m, safe_subtract(5, 7) as s, safe_negate(5) as n', [{ o: null, m: 6, s: -2, n: -5 }]],
-        ['ieee_divide, is_inf, is_nan', "select ieee_divide(1, 0) as d, is_inf(ieee_divide(1, 0)) as i, is_nan(cast('nan' as float64)) as n", [{ d: 'Infinity', i: true, n: true }]],
+        [
+          'safe arithmetic is NULL on overflow',
+          'select safe_add(9223372036854775807, 1) as o, safe_multiply(2, 3) as m, safe_subtract(5, 7) as s, safe_negate(5) as n',
+          [{ o: null, m: 6, s: -2, n: -5 }],
+        ],
+        [
+          'ieee_divide, is_inf, is_nan',
+          "select ieee_divide(1, 0) as d, is_inf(ieee_divide(1, 0)) as i, is_nan(cast('nan' as float64)) as n",
+          [{ d: 'Infinity', i: true, n: true }],
+        ],
         ['trigonometry', 'select round(cos(0), 6) as c, round(atan2(1, 1) * 4, 2) as pi, round(tanh(0), 6) as t', [{ c: 1, pi: 3.14, t: 0 }]],
         ['rand() is in [0, 1)', 'select rand() >= 0 and rand() < 1 as ok', [{ ok: true }]],
         ['zeroifnull, nullifzero', 'select zeroifnull(cast(null as int64)) as z, nullifzero(0) as n', [{ z: 0, n: null }]],
@@ -133,9 +153,17 @@ for (const engine of engines) {
 
     describe('date and time functions', () => {
       cases([
-        ['DATE(y, m, d) and DATETIME(y, m, d, h, mi, s)', 'select date(2026, 11, 21) as d, datetime(2026, 11, 21, 10, 30, 0) as dt', [{ d: '2026-11-21', dt: '2026-11-21T10:30:00' }]],
+        [
+          'DATE(y, m, d) and DATETIME(y, m, d, h, mi, s)',
+          'select date(2026, 11, 21) as d, datetime(2026, 11, 21, 10, 30, 0) as dt',
+          [{ d: '2026-11-21', dt: '2026-11-21T10:30:00' }],
+        ],
         ['unix_date / date_from_unix_date', "select unix_date(date '1970-01-11') as n, date_from_unix_date(10) as d", [{ n: 10, d: '1970-01-11' }]],
-        ['format_date / format_datetime', "select format_date('%Y/%m/%d', date '2026-11-21') as d, format_datetime('%H:%M', datetime '2026-11-21 10:30:00') as t", [{ d: '2026/11/21', t: '10:30' }]],
+        [
+          'format_date / format_datetime',
+          "select format_date('%Y/%m/%d', date '2026-11-21') as d, format_datetime('%H:%M', datetime '2026-11-21 10:30:00') as t",
+          [{ d: '2026/11/21', t: '10:30' }],
+        ],
         [
           'parse_date / parse_datetime / parse_timestamp',
           "select parse_date('%Y%m%d', '20261121') as d, parse_datetime('%Y-%m-%d %H:%M', '2026-11-21 10:30') as dt, parse_timestamp('%Y-%m-%d %H:%M:%S', '2026-11-21 10:00:00') as ts",
@@ -147,7 +175,11 @@ for (const engine of engines) {
 
     describe('array functions', () => {
       cases([
-        ['generate_array / generate_date_array', "select generate_array(1, 7, 3) as a, generate_date_array('2026-11-01', '2026-11-03') as d", [{ a: [1, 4, 7], d: ['2026-11-01', '2026-11-02', '2026-11-03'] }]],
+        [
+          'generate_array / generate_date_array',
+          "select generate_array(1, 7, 3) as a, generate_date_array('2026-11-01', '2026-11-03') as d",
+          [{ a: [1, 4, 7], d: ['2026-11-01', '2026-11-02', '2026-11-03'] }],
+        ],
         [
           'array_concat, array_reverse, array_to_string, array_first, array_last',
           "select array_concat([1, 2], [3], [4]) as c, array_reverse([1, 2, 3]) as r, array_to_string(['a', 'b'], '-') as s, array_first(['x', 'y']) as f, array_last(['x', 'y']) as l",
@@ -187,7 +219,11 @@ for (const engine of engines) {
             { id: 'e3', second: 'e2' },
           ],
         ],
-        ['percentile_cont / percentile_disc', 'select percentile_cont(x, 0.5) over () as c, percentile_disc(x, 0.5) over () as d from unnest([1, 2, 3, 4]) as x limit 1', [{ c: 2.5, d: 2 }]],
+        [
+          'percentile_cont / percentile_disc',
+          'select percentile_cont(x, 0.5) over () as c, percentile_disc(x, 0.5) over () as d from unnest([1, 2, 3, 4]) as x limit 1',
+          [{ c: 2.5, d: 2 }],
+        ],
       ]);
     });
   });

@@ -173,7 +173,15 @@ export const supabaseData: Record<string, object[]> = {
       id: 's2',
       timestamp: T('10:01:00'),
       event_message: 'two contexts',
-      metadata: { project: 'default', level: 'warn', tenantId: 'default', context: [{ host: 'h2', pid: 2 }, { host: 'h3', pid: 3 }] },
+      metadata: {
+        project: 'default',
+        level: 'warn',
+        tenantId: 'default',
+        context: [
+          { host: 'h2', pid: 2 },
+          { host: 'h3', pid: 3 },
+        ],
+      },
     },
     { id: 's3', timestamp: T('10:02:00'), event_message: 'no context', metadata: { project: 'default', level: 'error', tenantId: 'default', context: [] } },
     { id: 's4', timestamp: T('10:03:00'), event_message: 'other', metadata: { project: 'other', level: 'info', tenantId: 'other', context: null } },

@@ -89,7 +89,17 @@ describe('validation', () => {
   test('the saved queries are valid and declare their parameters', () => {
     assert.deepEqual(checkSavedQuery(logsAllSql, catalog), {
       params: ['project', 'iso_timestamp_start', 'iso_timestamp_end'],
-      ctes: ['edge_logs', 'postgres_logs', 'function_edge_logs', 'function_logs', 'auth_logs', 'realtime_logs', 'storage_logs', 'postgrest_logs', 'pgbouncer_logs'],
+      ctes: [
+        'edge_logs',
+        'postgres_logs',
+        'function_edge_logs',
+        'function_logs',
+        'auth_logs',
+        'realtime_logs',
+        'storage_logs',
+        'postgrest_logs',
+        'pgbouncer_logs',
+      ],
     });
     assert.deepEqual(checkSavedQuery(usageApiCountsSql, catalog).ctes, ['dates', 'chart_counts']);
   });

@@ -20,7 +20,9 @@ const catalog = makeCatalog(supabaseSources);
 const table = Object.fromEntries(
   functionNames.map((n): [string, Translation] => [
     n,
-    n === 'rand' ? { unsupported: 'no random numbers here' } : { emits: [n], print: (_c, args, ctx) => `${n.toUpperCase()}(${args.map((a) => a.sql).join(', ')})${ctx.over(_c)}` },
+    n === 'rand'
+      ? { unsupported: 'no random numbers here' }
+      : { emits: [n], print: (_c, args, ctx) => `${n.toUpperCase()}(${args.map((a) => a.sql).join(', ')})${ctx.over(_c)}` },
   ]),
 ) as unknown as FunctionTable;
 
@@ -65,20 +67,22 @@ function toy(callerSql: string) {
 }
 
 describe('a second dialect over the base generator', () => {
-  test('quoting, parameters and functions are the dialect\'s', () => {
+  test("quoting, parameters and functions are the dialect's", () => {
     const g = toy("select id, regexp_contains(event_message, 'x') as m from edge_logs");
     assert.match(g.sql, /`t`\.`project` = \{project:String\}/);
     assert.match(g.sql, /REGEXP_CONTAINS\(`edge_logs`\.`event_message`, 'x'\) AS `m`/);
     assert.doesNotMatch(g.sql, /rowid/, 'no late materialisation without the capability');
   });
 
-  test('a list UNNEST is the dialect\'s ARRAY JOIN; a record UNNEST is field access', () => {
-    const g = toy('select c.host, path from storage_logs cross join unnest(metadata) as m cross join unnest(m.context) as c, edge_logs e cross join unnest(e.metadata) as em cross join unnest(em.request) as r');
+  test("a list UNNEST is the dialect's ARRAY JOIN; a record UNNEST is field access", () => {
+    const g = toy(
+      'select c.host, path from storage_logs cross join unnest(metadata) as m cross join unnest(m.context) as c, edge_logs e cross join unnest(e.metadata) as em cross join unnest(em.request) as r',
+    );
     assert.match(g.sql, /FROM `storage_logs` AS `storage_logs` ARRAY JOIN `storage_logs`\.`metadata`\.`context` AS `c`/);
     assert.match(g.sql, /SELECT `c`\.`host` AS `host`, `e`\.`metadata`\.`request`\.`path` AS `path`/);
   });
 
-  test('a scalar subquery whose FROM is only record UNNESTs is its value, under the records\' presence', () => {
+  test("a scalar subquery whose FROM is only record UNNESTs is its value, under the records' presence", () => {
     const g = toy('select id, (select m.request.method from unnest(e.metadata) as m) as v from edge_logs e');
     assert.match(g.sql, /\(CASE WHEN \(`e`\.`metadata` IS NOT NULL\) THEN `e`\.`metadata`\.`request`\.`method` END\) AS `v`/);
   });

@@ -28,7 +28,9 @@ console.log(JSON.stringify({ poison, after: parseStatements('select 2').length }
 await c.close();
 `;
 
-test('a query that crashes the parser is refused beside embedded chDB, and parsing goes on', { skip: !engines.includes('clickhouse') && 'chdb is not installed' }, async () => {
+test('a query that crashes the parser is refused beside embedded chDB, and parsing goes on', {
+  skip: !engines.includes('clickhouse') && 'chdb is not installed',
+}, async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-parser-chdb-'));
   try {
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -44,7 +44,9 @@ function reads(e: RExpr): string {
 
 describe('value tables', () => {
   test('fields of a record UNNEST are in scope unqualified', () => {
-    const s = selectOf(resolve('select path, status_code from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r cross join unnest(m.response) as rs'));
+    const s = selectOf(
+      resolve('select path, status_code from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r cross join unnest(m.response) as rs'),
+    );
     assert.equal(reads(s.columns[0]!.expr), 'cte:edge_logs.metadata.request.path');
     assert.equal(reads(s.columns[1]!.expr), 'cte:edge_logs.metadata.response.status_code');
     assert.deepEqual(s.columns[1]!.expr.type, { k: 'scalar', t: 'int' });
@@ -66,7 +68,11 @@ describe('value tables', () => {
   });
 
   test('two tables that both have the column are still ambiguous', () => {
-    rejects('select id from function_logs a, function_logs b cross join unnest(b.metadata) as m', 'INVALID_QUERY', /Column name id is ambiguous: it may be a\.id or b\.id/);
+    rejects(
+      'select id from function_logs a, function_logs b cross join unnest(b.metadata) as m',
+      'INVALID_QUERY',
+      /Column name id is ambiguous: it may be a\.id or b\.id/,
+    );
   });
 
   test('the elements of a list of records are a value table too', () => {
@@ -129,7 +135,12 @@ describe('scopes', () => {
 
 describe('immutable trees', () => {
   test('the parsed and merged AST is frozen at every node, so a cached tree cannot be edited', () => {
-    const p = prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select id, count(*) over (partition by id) as n from edge_logs order by id limit 5' }, catalog, sandboxable: true });
+    const p = prepareEndpointQuery({
+      saved: logsAllSql,
+      caller: { sql: 'select id, count(*) over (partition by id) as n from edge_logs order by id limit 5' },
+      catalog,
+      sandboxable: true,
+    });
     let nodes = 0;
     const visit = (x: unknown): void => {
       if (typeof x !== 'object' || x === null) return;

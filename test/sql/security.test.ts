@@ -21,7 +21,17 @@ const secret: SourceTable = { id: 'secret', name: 'secret.logs', table: 'src_sec
 const sources = [...supabaseSources, secret];
 /** Physical tables logs.all itself reads: the engine check allows these and nothing else. */
 const endpointTables = supabaseSources.map((s) => s.table);
-const endpointCtes = ['edge_logs', 'postgres_logs', 'function_edge_logs', 'function_logs', 'auth_logs', 'realtime_logs', 'storage_logs', 'postgrest_logs', 'pgbouncer_logs'];
+const endpointCtes = [
+  'edge_logs',
+  'postgres_logs',
+  'function_edge_logs',
+  'function_logs',
+  'auth_logs',
+  'realtime_logs',
+  'storage_logs',
+  'postgrest_logs',
+  'pgbouncer_logs',
+];
 
 interface Attack {
   name: string;
@@ -58,7 +68,11 @@ const attacks: Attack[] = [
   { name: 'schema-qualified table', sql: 'select token from main.src_secret', engine: 'SELECT token FROM main.src_secret' },
   { name: 'catalog-qualified table', sql: 'select token from memory.main.src_secret', engine: 'SELECT token FROM memory.main.src_secret' },
   { name: 'information_schema.tables', sql: 'select table_name from information_schema.tables', engine: 'SELECT table_name FROM information_schema.tables' },
-  { name: 'BigQuery region information schema', sql: 'select job_id from `region-us`.INFORMATION_SCHEMA.JOBS', engine: 'SELECT table_name FROM information_schema.columns' },
+  {
+    name: 'BigQuery region information schema',
+    sql: 'select job_id from `region-us`.INFORMATION_SCHEMA.JOBS',
+    engine: 'SELECT table_name FROM information_schema.columns',
+  },
   { name: 'duckdb_tables()', sql: 'select table_name from duckdb_tables()', engine: 'SELECT table_name FROM duckdb_tables()' },
   { name: 'duckdb_settings()', sql: 'select name from duckdb_settings()', engine: 'SELECT name FROM duckdb_settings()' },
   { name: 'duckdb_databases()', sql: 'select path from duckdb_databases()', engine: 'SELECT path FROM duckdb_databases()' },
@@ -74,9 +88,14 @@ const attacks: Attack[] = [
   { name: 'read_parquet', sql: "select a from read_parquet('/tmp/x.parquet')", engine: "SELECT * FROM read_parquet('/tmp/x.parquet')", lockedByDuckDb: true },
   { name: 'read_json', sql: "select a from read_json('/tmp/x.json')", engine: "SELECT * FROM read_json('/tmp/x.json')", lockedByDuckDb: true },
   { name: 'glob', sql: "select file from glob('/*')", engine: "SELECT file FROM glob('/*')", lockedByDuckDb: true },
-  { name: 'file path as a table', sql: "select a from `/etc/passwd`", engine: "SELECT * FROM '/etc/passwd'", lockedByDuckDb: true },
+  { name: 'file path as a table', sql: 'select a from `/etc/passwd`', engine: "SELECT * FROM '/etc/passwd'", lockedByDuckDb: true },
   { name: 'http URL as a table', sql: 'select a from `http://127.0.0.1:1/x.csv`', engine: "SELECT * FROM 'http://127.0.0.1:1/x.csv'", lockedByDuckDb: true },
-  { name: 'read_text in a scalar subquery', sql: "select (select content from read_text('/etc/hostname')) as v", engine: "SELECT (SELECT content FROM read_text('/etc/hostname'))", lockedByDuckDb: true },
+  {
+    name: 'read_text in a scalar subquery',
+    sql: "select (select content from read_text('/etc/hostname')) as v",
+    engine: "SELECT (SELECT content FROM read_text('/etc/hostname'))",
+    lockedByDuckDb: true,
+  },
   { name: 'getenv', sql: "select getenv('HOME') as v", engine: "SELECT getenv('HOME')" },
   { name: 'current_setting', sql: "select current_setting('threads') as v", engine: "SELECT current_setting('threads')" },
   { name: 'version()', sql: 'select version() as v', engine: 'SELECT version()' },
@@ -102,7 +121,12 @@ const attacks: Attack[] = [
   { name: 'CREATE MACRO / FUNCTION', sql: 'create temp function f(x int64) as (x)', engine: 'CREATE MACRO f(x) AS x' },
   { name: 'TRUNCATE', sql: 'truncate table edge_logs', engine: 'TRUNCATE src_secret' },
   { name: 'MERGE', sql: 'merge into edge_logs t using edge_logs s on t.id = s.id when matched then delete', engine: 'DELETE FROM src_secret' },
-  { name: 'EXPORT DATA', sql: "EXPORT DATA OPTIONS(uri='gs://x/*.csv') AS select id from edge_logs", engine: "COPY (SELECT 1) TO '/tmp/x.csv'", lockedByDuckDb: true },
+  {
+    name: 'EXPORT DATA',
+    sql: "EXPORT DATA OPTIONS(uri='gs://x/*.csv') AS select id from edge_logs",
+    engine: "COPY (SELECT 1) TO '/tmp/x.csv'",
+    lockedByDuckDb: true,
+  },
   { name: 'EXECUTE IMMEDIATE', sql: "EXECUTE IMMEDIATE 'select 1'", engine: 'EXECUTE x' },
   { name: 'CALL', sql: 'CALL pragma_version()', engine: 'CALL pragma_version()' },
   { name: 'SHOW TABLES', sql: 'SHOW TABLES', engine: 'SHOW TABLES' },
@@ -111,7 +135,11 @@ const attacks: Attack[] = [
   // multiple statements and comment tricks
   { name: 'two statements', sql: 'select id from edge_logs; drop table edge_logs', engine: 'SELECT 1; DROP TABLE src_secret' },
   { name: 'two selects', sql: 'select 1 as a; select 2 as b', engine: 'SELECT 1; SELECT 2' },
-  { name: 'statement hidden after a line comment', sql: 'select id from edge_logs -- harmless\n; delete from edge_logs where true', engine: 'SELECT 1; DELETE FROM src_secret' },
+  {
+    name: 'statement hidden after a line comment',
+    sql: 'select id from edge_logs -- harmless\n; delete from edge_logs where true',
+    engine: 'SELECT 1; DELETE FROM src_secret',
+  },
   { name: 'statement after a block comment', sql: 'select id from edge_logs /* ; */ ; select token from `secret.logs`', engine: `SELECT 1; ${leak}` },
   { name: 'table hidden behind a block comment', sql: 'select token from /* edge_logs */ `secret.logs`', engine: leak },
   { name: 'comment inside a name splits it', sql: 'select id from edge_/**/logs', engine: leak },
@@ -123,21 +151,57 @@ const attacks: Attack[] = [
   { name: 'case variant of a source name', sql: 'select token from `SECRET.LOGS`', engine: leak },
   // nested hiding places
   { name: 'derived table hiding a source', sql: 'select token from (select token from `secret.logs`) as s', engine: `SELECT token FROM (${leak})` },
-  { name: 'union branch hiding a source', sql: 'select id from edge_logs union all select token from `secret.logs`', engine: `SELECT id FROM edge_logs UNION ALL ${leak}` },
-  { name: 'caller CTE reading a source', sql: 'with x as (select token from `secret.logs`) select token from x', engine: `WITH x AS (${leak}) SELECT token FROM x` },
-  { name: 'EXISTS subquery over a source', sql: 'select id from edge_logs where exists (select 1 from `secret.logs`)', engine: 'SELECT 1 WHERE EXISTS (SELECT 1 FROM src_secret)' },
-  { name: 'IN subquery over a source', sql: 'select id from edge_logs where id in (select token from src_secret)', engine: 'SELECT 1 WHERE 1 IN (SELECT 1 FROM src_secret)' },
-  { name: 'scalar subquery over a source', sql: 'select (select string_agg(token) from `secret.logs`) as v', engine: 'SELECT (SELECT string_agg(token) FROM src_secret)' },
-  { name: 'join to a source', sql: 'select s.token from edge_logs e join `secret.logs` s on true', engine: 'SELECT s.token FROM edge_logs e JOIN src_secret s ON TRUE' },
+  {
+    name: 'union branch hiding a source',
+    sql: 'select id from edge_logs union all select token from `secret.logs`',
+    engine: `SELECT id FROM edge_logs UNION ALL ${leak}`,
+  },
+  {
+    name: 'caller CTE reading a source',
+    sql: 'with x as (select token from `secret.logs`) select token from x',
+    engine: `WITH x AS (${leak}) SELECT token FROM x`,
+  },
+  {
+    name: 'EXISTS subquery over a source',
+    sql: 'select id from edge_logs where exists (select 1 from `secret.logs`)',
+    engine: 'SELECT 1 WHERE EXISTS (SELECT 1 FROM src_secret)',
+  },
+  {
+    name: 'IN subquery over a source',
+    sql: 'select id from edge_logs where id in (select token from src_secret)',
+    engine: 'SELECT 1 WHERE 1 IN (SELECT 1 FROM src_secret)',
+  },
+  {
+    name: 'scalar subquery over a source',
+    sql: 'select (select string_agg(token) from `secret.logs`) as v',
+    engine: 'SELECT (SELECT string_agg(token) FROM src_secret)',
+  },
+  {
+    name: 'join to a source',
+    sql: 'select s.token from edge_logs e join `secret.logs` s on true',
+    engine: 'SELECT s.token FROM edge_logs e JOIN src_secret s ON TRUE',
+  },
   { name: 'comma join to a source', sql: 'select s.token from edge_logs e, `secret.logs` s', engine: 'SELECT s.token FROM edge_logs e, src_secret s' },
-  { name: 'unnest over a subquery of a source', sql: 'select x from unnest((select array_agg(token) from `secret.logs`)) as x', engine: 'SELECT unnest((SELECT array_agg(token) FROM src_secret))' },
-  { name: 'three levels deep', sql: 'select a from (select a from (select token as a from (select token from `secret.logs`)))', engine: `SELECT a FROM (SELECT token AS a FROM (${leak}))` },
+  {
+    name: 'unnest over a subquery of a source',
+    sql: 'select x from unnest((select array_agg(token) from `secret.logs`)) as x',
+    engine: 'SELECT unnest((SELECT array_agg(token) FROM src_secret))',
+  },
+  {
+    name: 'three levels deep',
+    sql: 'select a from (select a from (select token as a from (select token from `secret.logs`)))',
+    engine: `SELECT a FROM (SELECT token AS a FROM (${leak}))`,
+  },
   // wildcards and other refused forms
   { name: 'SELECT *', sql: 'select * from edge_logs', engine: 'SELECT * FROM src_secret' },
   { name: 't.*', sql: 'select e.* from edge_logs e', engine: 'SELECT s.* FROM src_secret s' },
   { name: '* EXCEPT', sql: 'select * except (id) from edge_logs', engine: 'SELECT * EXCLUDE (id) FROM src_secret' },
   { name: 'wildcard inside a subquery', sql: 'select id from (select * from edge_logs)', engine: 'SELECT token FROM (SELECT * FROM src_secret)' },
-  { name: 'WITH RECURSIVE (runaway query)', sql: 'with recursive r as (select 1 as n union all select n + 1 from r) select n from r', engine: 'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT n FROM r' },
+  {
+    name: 'WITH RECURSIVE (runaway query)',
+    sql: 'with recursive r as (select 1 as n union all select n + 1 from r) select n from r',
+    engine: 'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+  },
   { name: 'positional placeholder', sql: 'select ? as v', engine: 'SELECT $1' },
 ];
 
@@ -169,23 +233,23 @@ test('the security suite holds at least 60 escape attempts', () => {
 });
 
 for (const generator of Object.keys(generators) as (keyof typeof generators)[]) {
-describe(`refused before the engine (${generator} generator)`, () => {
-  for (const a of attacks) {
-    test(a.name, () => {
-      assert.throws(
-        () => prepare(a.sql, generator),
-        (e: unknown) => {
-          assert.ok(isQuarryError(e), String(e));
-          // Refused as not allowed, or as unparseable: either way before any engine.
-          const allowed: ErrorCode[] = ['QUERY_NOT_ALLOWED', 'PARSE_ERROR'];
-          assert.ok(allowed.includes(e.code), `${e.code}: ${e.message}`);
-          assert.doesNotMatch(e.message, /SELECT .* FROM "|"src_/);
-          return true;
-        },
-      );
-    });
-  }
-});
+  describe(`refused before the engine (${generator} generator)`, () => {
+    for (const a of attacks) {
+      test(a.name, () => {
+        assert.throws(
+          () => prepare(a.sql, generator),
+          (e: unknown) => {
+            assert.ok(isQuarryError(e), String(e));
+            // Refused as not allowed, or as unparseable: either way before any engine.
+            const allowed: ErrorCode[] = ['QUERY_NOT_ALLOWED', 'PARSE_ERROR'];
+            assert.ok(allowed.includes(e.code), `${e.code}: ${e.message}`);
+            assert.doesNotMatch(e.message, /SELECT .* FROM "|"src_/);
+            return true;
+          },
+        );
+      });
+    }
+  });
 }
 
 describe('refused again by the locked engine', () => {

@@ -45,7 +45,7 @@ describe('format strings (engine-neutral)', () => {
     assert.throws(() => parsePlan('%Y %Q', 'parse_timestamp'), refused(/%Q in PARSE_TIMESTAMP: the quarter/));
     assert.throws(() => readFormat('%Y%', 'format_date'), refused(/ends with a single %/));
   });
-  test('the registry holds every element of BigQuery\'s list', () => {
+  test("the registry holds every element of BigQuery's list", () => {
     for (const e of 'AaBbCcDdeFGgHhIjklMmnPpQRrSsTtUuVWwXxYyZz%'.split('')) assert.ok(ELEMENTS[e], e);
     for (const e of ['Ez', 'E*S', 'E4Y']) assert.ok(ELEMENTS[e], e);
   });
@@ -149,7 +149,9 @@ for (const engine of engines) {
         assert.equal(await one("format_datetime('%c %E*S %z %Ez %Z', datetime '2008-12-25 15:30:00.25')"), 'Thu Dec 25 15:30:00 2008 00.25 %z %Ez %Z');
       });
       test('the formats that worked before keep working', async () => {
-        assert.deepEqual(await run("select format_date('%Y/%m/%d', date '2026-11-21') as d, format_datetime('%H:%M', datetime '2026-11-21 10:30:00') as t"), [{ d: '2026/11/21', t: '10:30' }]);
+        assert.deepEqual(await run("select format_date('%Y/%m/%d', date '2026-11-21') as d, format_datetime('%H:%M', datetime '2026-11-21 10:30:00') as t"), [
+          { d: '2026/11/21', t: '10:30' },
+        ]);
       });
     });
 
@@ -163,7 +165,8 @@ for (const engine of engines) {
         assert.equal(await studio('2026-11-21T10:00:00+0200'), micros('2026-11-21T08:00:00Z'));
         assert.equal(await studio('2026-11-21T10:00:00-03'), micros('2026-11-21T13:00:00Z'));
       });
-      test('digits past the sixth are ignored', async () => assert.equal(await studio('2026-11-21T10:00:00.1234567891+00:00'), micros('2026-11-21T10:00:00.123456Z')));
+      test('digits past the sixth are ignored', async () =>
+        assert.equal(await studio('2026-11-21T10:00:00.1234567891+00:00'), micros('2026-11-21T10:00:00.123456Z')));
       test('on a column', async () => {
         const rows = await run(
           "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', concat(format_timestamp('%Y-%m-%dT%H:%M:%E*S', timestamp), '+02:00')) as p, timestamp from edge_logs where id = 'e1'",
@@ -235,7 +238,10 @@ for (const engine of engines) {
         test(sql, async () => assert.rejects(one(sql), refused(message)));
       }
       test('a format that is not a constant is refused', async () => {
-        await assert.rejects(run("select parse_timestamp(event_message, '2026') as v from edge_logs"), refused(/PARSE_TIMESTAMP needs a constant format string/));
+        await assert.rejects(
+          run("select parse_timestamp(event_message, '2026') as v from edge_logs"),
+          refused(/PARSE_TIMESTAMP needs a constant format string/),
+        );
         await assert.rejects(run('select format_timestamp(id, timestamp) as v from edge_logs'), refused(/FORMAT_TIMESTAMP needs a constant format string/));
       });
       test('a failing row of a column fails the query with a 400', async () => {

@@ -45,8 +45,14 @@ describe('one-row constant CTEs inlined', () => {
   const untouched: [string, string][] = [
     ['a CTE with a FROM', 'with d as (select max(timestamp) as s from edge_logs) select count(*) as n from edge_logs where timestamp >= (select s from d)'],
     ['a volatile expression', 'with d as (select rand() as r) select count(*) as n from edge_logs where rand() < (select r from d)'],
-    ['a subquery with its own LIMIT', 'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d limit 1)'],
-    ['a subquery with a WHERE', 'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d where s is not null)'],
+    [
+      'a subquery with its own LIMIT',
+      'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d limit 1)',
+    ],
+    [
+      'a subquery with a WHERE',
+      'with d as (select current_timestamp() as s) select count(*) as n from edge_logs where timestamp <= (select s from d where s is not null)',
+    ],
   ];
   for (const [why, sql] of untouched) {
     test(`not with ${why}`, () => {
@@ -84,17 +90,24 @@ describe('top n into a CTE: when it applies', () => {
   });
 
   test('with no UNNEST the outer query and the limited CTE become one SELECT over the table', () => {
-    const { after } = rewritten("select timestamp, id, event_message as msg from postgres_logs where regexp_contains(event_message, 'x') order by 1 desc, id limit 100");
+    const { after } = rewritten(
+      "select timestamp, id, event_message as msg from postgres_logs where regexp_contains(event_message, 'x') order by 1 desc, id limit 100",
+    );
     assert.ok(!after.with.some((c) => c.name === 'postgres_logs'), 'the CTE is gone');
     assert.ok(after.body.kind === 'select' && after.body.from?.first.kind === 'range' && after.body.from.first.range.kind === 'table');
-    assert.deepEqual(after.body.columns.map((c) => c.name), ['timestamp', 'id', 'msg']);
+    assert.deepEqual(
+      after.body.columns.map((c) => c.name),
+      ['timestamp', 'id', 'msg'],
+    );
     assert.equal(after.orderBy.length, 2);
     const where = after.body.where;
     assert.ok(where?.kind === 'binary' && where.op === 'and', "the CTE's own filter and the caller's");
   });
 
   test('a row-wise WHERE on the outer query is applied inside the CTE too, in its terms', () => {
-    const { after } = rewritten(`select id from edge_logs ${edgeJoins} where response.status_code = 200 and regexp_contains(event_message, 'x') order by timestamp desc limit 10`);
+    const { after } = rewritten(
+      `select id from edge_logs ${edgeJoins} where response.status_code = 200 and regexp_contains(event_message, 'x') order by timestamp desc limit 10`,
+    );
     const edge = merged(after, 'edge_logs');
     assert.equal(edge.orderBy.length, 1);
     const where = edge.body.kind === 'select' ? edge.body.where : undefined;
@@ -105,7 +118,12 @@ describe('top n into a CTE: when it applies', () => {
   });
 
   test('ClickHouse declares it, DuckDB does not', () => {
-    const prepared = prepareEndpointQuery({ saved: logsAllSql, catalog, sandboxable: true, caller: { sql: `select id, timestamp from edge_logs ${edgeJoins} order by timestamp desc limit 100` } });
+    const prepared = prepareEndpointQuery({
+      saved: logsAllSql,
+      catalog,
+      sandboxable: true,
+      caller: { sql: `select id, timestamp from edge_logs ${edgeJoins} order by timestamp desc limit 100` },
+    });
     assert.doesNotMatch(generateClickHouse(prepared.ast, { catalog, database: 'quarry' }).sql, /^WITH/);
     assert.match(generateDuckDb(prepared.ast, { catalog }).sql, /^WITH/);
   });
@@ -118,8 +136,14 @@ describe('top n into a CTE: when it applies', () => {
     ['an aggregate', 'select count(*) as n from edge_logs order by n limit 10'],
     ['the CTE read twice', 'select a.id from edge_logs as a cross join (select count(*) as n from edge_logs) as b order by a.timestamp desc limit 10'],
     ['a join that is not a record UNNEST', 'select e.id from edge_logs as e join postgres_logs as p on e.id = p.id order by e.timestamp desc limit 10'],
-    ['a grouped CTE of the caller', 'with g as (select event_message, count(*) as n from edge_logs group by event_message) select event_message from g where n > 1 order by event_message limit 2'],
-    ['a CTE of the caller with its own LIMIT', 'with x as (select id, timestamp from edge_logs order by timestamp limit 3) select id from x order by timestamp desc limit 2'],
+    [
+      'a grouped CTE of the caller',
+      'with g as (select event_message, count(*) as n from edge_logs group by event_message) select event_message from g where n > 1 order by event_message limit 2',
+    ],
+    [
+      'a CTE of the caller with its own LIMIT',
+      'with x as (select id, timestamp from edge_logs order by timestamp limit 3) select id from x order by timestamp desc limit 2',
+    ],
   ];
   for (const [why, sql] of untouched) {
     test(`not with ${why}`, () => {

@@ -58,14 +58,22 @@ describe('the AST transform', () => {
   test('a transform that changes nothing returns the tree itself', () => {
     assert.equal(transformQuery(q, {}), q);
     assert.equal(
-      transformQuery(q, { expr: (e, recurse) => recurse(e), select: (s, recurse) => recurse(s), factor: (f, recurse) => recurse(f), query: (x, recurse) => recurse(x) }),
+      transformQuery(q, {
+        expr: (e, recurse) => recurse(e),
+        select: (s, recurse) => recurse(s),
+        factor: (f, recurse) => recurse(f),
+        query: (x, recurse) => recurse(x),
+      }),
       q,
     );
   });
 
   test('a replacement reaches every position; the result is frozen, shaped as parsed, unchanged parts shared', () => {
     const renamed = transformQuery(q, { expr: (e, recurse) => (e.kind === 'param' ? { kind: 'param', name: `${e.name}2` } : recurse(e)) });
-    assert.deepEqual(paramsOf(renamed), paramsOf(q).map((n) => `${n}2`));
+    assert.deepEqual(
+      paramsOf(renamed),
+      paramsOf(q).map((n) => `${n}2`),
+    );
     assert.deepEqual(renamed, parseSql(EVERYWHERE.replace(/@(\w)/g, '@$12')));
     assert.ok(deepFrozen(renamed));
     // The ORDER BY and LIMIT hold no parameter: the very same nodes.
@@ -128,7 +136,10 @@ describe('the resolved transform', () => {
 
   test('a replacement reaches every position; range variables and types are shared, nodes frozen, keys kept', () => {
     const out = transformResolved(q, { expr: (e, recurse) => (e.kind === 'param' ? Object.freeze({ ...e, name: `${e.name}2` }) : recurse(e)) });
-    assert.deepEqual([...resolvedParams(out)].sort(), 'abcdefghijklmnopqrstuv'.split('').map((n) => `${n}2`));
+    assert.deepEqual(
+      [...resolvedParams(out)].sort(),
+      'abcdefghijklmnopqrstuv'.split('').map((n) => `${n}2`),
+    );
     assert.ok(deepFrozen(out));
     const body = out.body;
     const before = q.body;

@@ -131,10 +131,7 @@ describe('usage.api-counts', () => {
     const [d] = await usage({ interval: 'minutely', project: 'project-a' }, 'select start from dates');
     const start = (d as { start: number }).start;
     assert.ok(Math.abs(start / 1000 - (Date.now() - 60 * min)) < 60_000, `start ${start}`);
-    const counts = await usage(
-      { interval: 'daily', project: 'project-a' },
-      'select sum(total_rest_requests) as rest, count(*) as buckets from chart_counts',
-    );
+    const counts = await usage({ interval: 'daily', project: 'project-a' }, 'select sum(total_rest_requests) as rest, count(*) as buckets from chart_counts');
     assert.deepEqual(counts, [{ rest: 3, buckets: expected([A, B, C, E, F], 'day').length }]);
   });
 });

@@ -49,14 +49,14 @@ describe('value growth', () => {
   });
 
   test('functions that grow a little, nested deeply: TO_BASE64, TO_JSON_STRING, UPPER', () => {
-    assert.doesNotThrow(() => prepare(nestedCalls('to_base64', 4, "cast(event_message as bytes)")));
+    assert.doesNotThrow(() => prepare(nestedCalls('to_base64', 4, 'cast(event_message as bytes)')));
     assert.throws(() => prepare(nestedCalls('to_base64', 7, 'cast(event_message as bytes)')), growth);
     assert.throws(() => prepare(nestedCalls('to_json_string', 3, 'event_message')), growth);
     assert.throws(() => prepare(nestedCalls('upper', 4, 'event_message')), growth);
   });
 
   test('REPLACE by a replacement read from the rows has no bound; by a long constant, its multiple', () => {
-    assert.throws(() => prepare('select replace(event_message, \'a\', event_message) as r from edge_logs'), tooComplex(/without bound/));
+    assert.throws(() => prepare("select replace(event_message, 'a', event_message) as r from edge_logs"), tooComplex(/without bound/));
     assert.throws(() => prepare("select regexp_replace(event_message, '', id) as r from edge_logs"), tooComplex(/without bound/));
     assert.doesNotThrow(() => prepare("select replace(event_message, 'a', 'bb') as r, regexp_replace(event_message, '[0-9]+', '#') as d from edge_logs"));
     assert.throws(() => prepare(`select replace(event_message, 'a', '${'x'.repeat(100)}') as r from edge_logs`), growth);
@@ -73,7 +73,13 @@ describe('value growth', () => {
     // GENERATE_ARRAY with a count known only when it runs is guarded then, at 512 elements per row.
     const generated = prepare('select array_length(generate_array(1, length(id) * 12000)) as n from edge_logs').ast;
     assert.match(JSON.stringify(generated), /"name":"generate_array".*"maxBytes":4096/);
-    assert.throws(() => prepare(`select concat(repeat(id, length(id)), repeat(id, length(id)), repeat(id, length(id)), repeat(id, length(id)), repeat(id, 2)) as r from edge_logs`), built);
+    assert.throws(
+      () =>
+        prepare(
+          `select concat(repeat(id, length(id)), repeat(id, length(id)), repeat(id, length(id)), repeat(id, length(id)), repeat(id, 2)) as r from edge_logs`,
+        ),
+      built,
+    );
     assert.doesNotThrow(() => prepare('select concat(repeat(id, length(id)), id) as r from edge_logs'));
     assert.doesNotThrow(() => prepare(`select concat(id, '${'x'.repeat(15_000)}') as r from edge_logs`));
     assert.throws(() => prepare(`select concat(id, '${'x'.repeat(17_000)}') as r from edge_logs`), built);
@@ -91,7 +97,10 @@ describe('value growth', () => {
 
   test('QUERY_MAX_VALUE_GROWTH is the configured one', () => {
     const tight = { ...defaultQueryBounds, maxValueGrowth: 2 };
-    assert.throws(() => prepare('select concat(event_message, event_message, event_message) as r from edge_logs', tight), tooComplex(/limit of 2 \(QUERY_MAX_VALUE_GROWTH\)/));
+    assert.throws(
+      () => prepare('select concat(event_message, event_message, event_message) as r from edge_logs', tight),
+      tooComplex(/limit of 2 \(QUERY_MAX_VALUE_GROWTH\)/),
+    );
     assert.doesNotThrow(() => prepare('select concat(event_message, event_message) as r from edge_logs', tight));
   });
 });

@@ -77,7 +77,10 @@ describe('window frames: the node', () => {
       ['rows between current row and 1 preceding', /Invalid window frame ROWS BETWEEN CURRENT ROW AND 1 PRECEDING: it ends before it starts/],
       ['rows between 1 following and current row', /ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW: it ends before it starts/],
       ['rows between unbounded following and unbounded following', /cannot start at UNBOUNDED FOLLOWING/],
-      ['range between unbounded preceding and unbounded preceding', /RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED PRECEDING: it cannot end at UNBOUNDED PRECEDING/],
+      [
+        'range between unbounded preceding and unbounded preceding',
+        /RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED PRECEDING: it cannot end at UNBOUNDED PRECEDING/,
+      ],
       ['rows unbounded following', /ROWS UNBOUNDED FOLLOWING: it cannot start at UNBOUNDED FOLLOWING/],
     ];
     for (const [frame, pattern] of cases) {
@@ -86,8 +89,14 @@ describe('window frames: the node', () => {
   });
 
   test('GROUPS frames and bounds that are not whole numbers are refused, named', () => {
-    assert.throws(() => parseSql('select sum(n) over (order by n groups between 1 preceding and current row) as s from points'), refused('QUERY_NOT_ALLOWED', /GROUPS window frames/));
-    assert.throws(() => parseSql('select sum(n) over (order by n rows between @p preceding and current row) as s from points'), refused('QUERY_NOT_ALLOWED', /window frames with bounds other than a whole number/));
+    assert.throws(
+      () => parseSql('select sum(n) over (order by n groups between 1 preceding and current row) as s from points'),
+      refused('QUERY_NOT_ALLOWED', /GROUPS window frames/),
+    );
+    assert.throws(
+      () => parseSql('select sum(n) over (order by n rows between @p preceding and current row) as s from points'),
+      refused('QUERY_NOT_ALLOWED', /window frames with bounds other than a whole number/),
+    );
   });
 });
 
@@ -138,52 +147,132 @@ const CASES: [title: string, select: string, expect: Rows][] = [
   [
     'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: a running sum',
     'sum(n) over (partition by g order by n rows between unbounded preceding and current row)',
-    [['p1', 1], ['p2', 3], ['p3', 7], ['p4', 12], ['p5', 21], ['p6', 1], ['p7', 4]],
+    [
+      ['p1', 1],
+      ['p2', 3],
+      ['p3', 7],
+      ['p4', 12],
+      ['p5', 21],
+      ['p6', 1],
+      ['p7', 4],
+    ],
   ],
   [
     'ROWS n PRECEDING (to the current row)',
     'sum(n) over (partition by g order by n rows 1 preceding)',
-    [['p1', 1], ['p2', 3], ['p3', 6], ['p4', 9], ['p5', 14], ['p6', 1], ['p7', 4]],
+    [
+      ['p1', 1],
+      ['p2', 3],
+      ['p3', 6],
+      ['p4', 9],
+      ['p5', 14],
+      ['p6', 1],
+      ['p7', 4],
+    ],
   ],
   [
     'ROWS BETWEEN n PRECEDING AND n FOLLOWING',
     'sum(n) over (partition by g order by n rows between 1 preceding and 1 following)',
-    [['p1', 3], ['p2', 7], ['p3', 11], ['p4', 18], ['p5', 14], ['p6', 4], ['p7', 4]],
+    [
+      ['p1', 3],
+      ['p2', 7],
+      ['p3', 11],
+      ['p4', 18],
+      ['p5', 14],
+      ['p6', 4],
+      ['p7', 4],
+    ],
   ],
   [
     'ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING',
     'count(*) over (partition by g order by n rows between current row and unbounded following)',
-    [['p1', 5], ['p2', 4], ['p3', 3], ['p4', 2], ['p5', 1], ['p6', 2], ['p7', 1]],
+    [
+      ['p1', 5],
+      ['p2', 4],
+      ['p3', 3],
+      ['p4', 2],
+      ['p5', 1],
+      ['p6', 2],
+      ['p7', 1],
+    ],
   ],
   [
     'ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING (empty at the end: NULL)',
     'max(n) over (partition by g order by n rows between 1 following and unbounded following)',
-    [['p1', 9], ['p2', 9], ['p3', 9], ['p4', 9], ['p5', null], ['p6', 3], ['p7', null]],
+    [
+      ['p1', 9],
+      ['p2', 9],
+      ['p3', 9],
+      ['p4', 9],
+      ['p5', null],
+      ['p6', 3],
+      ['p7', null],
+    ],
   ],
   [
     'RANGE BETWEEN n PRECEDING AND CURRENT ROW over an INT64 key',
     'count(*) over (partition by g order by n range between 1 preceding and current row)',
-    [['p1', 1], ['p2', 2], ['p3', 1], ['p4', 2], ['p5', 1], ['p6', 1], ['p7', 1]],
+    [
+      ['p1', 1],
+      ['p2', 2],
+      ['p3', 1],
+      ['p4', 2],
+      ['p5', 1],
+      ['p6', 1],
+      ['p7', 1],
+    ],
   ],
   [
     'RANGE BETWEEN n PRECEDING AND n FOLLOWING over a FLOAT64 key',
     'count(*) over (partition by g order by x range between 1 preceding and 1 following)',
-    [['p1', 2], ['p2', 3], ['p3', 3], ['p4', 2], ['p5', 1], ['p6', 2], ['p7', 2]],
+    [
+      ['p1', 2],
+      ['p2', 3],
+      ['p3', 3],
+      ['p4', 2],
+      ['p5', 1],
+      ['p6', 2],
+      ['p7', 2],
+    ],
   ],
   [
     'RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING without ORDER BY',
     'sum(n) over (partition by g range between unbounded preceding and unbounded following)',
-    [['p1', 21], ['p2', 21], ['p3', 21], ['p4', 21], ['p5', 21], ['p6', 4], ['p7', 4]],
+    [
+      ['p1', 21],
+      ['p2', 21],
+      ['p3', 21],
+      ['p4', 21],
+      ['p5', 21],
+      ['p6', 4],
+      ['p7', 4],
+    ],
   ],
   [
     'first_value / last_value over a frame',
     "concat(cast(first_value(n) over (partition by g order by n rows between 1 preceding and 1 following) as string), '-', cast(last_value(n) over (partition by g order by n rows between 1 preceding and 1 following) as string))",
-    [['p1', '1-2'], ['p2', '1-4'], ['p3', '2-5'], ['p4', '4-9'], ['p5', '5-9'], ['p6', '1-3'], ['p7', '1-3']],
+    [
+      ['p1', '1-2'],
+      ['p2', '1-4'],
+      ['p3', '2-5'],
+      ['p4', '4-9'],
+      ['p5', '5-9'],
+      ['p6', '1-3'],
+      ['p7', '1-3'],
+    ],
   ],
   [
     'lag and lead see the whole partition whatever the default frame',
     "concat(coalesce(cast(lag(n) over (partition by g order by n) as string), '-'), '/', coalesce(cast(lead(n, 2) over (partition by g order by n) as string), '-'))",
-    [['p1', '-/4'], ['p2', '1/5'], ['p3', '2/9'], ['p4', '4/-'], ['p5', '5/-'], ['p6', '-/-'], ['p7', '1/-']],
+    [
+      ['p1', '-/4'],
+      ['p2', '1/5'],
+      ['p3', '2/9'],
+      ['p4', '4/-'],
+      ['p5', '5/-'],
+      ['p6', '-/-'],
+      ['p7', '1/-'],
+    ],
   ],
 ];
 
@@ -207,8 +296,12 @@ for (const engine of engines) {
     }
 
     test('an unsupported frame is a 400 naming it, before the engine sees it', async () => {
-      const prepared = () => prepareEndpointQuery({ saved: 'select lag(n) over (order by n rows 1 preceding) as v from points', catalog: t.catalog, sandboxable: false });
-      await assert.rejects(async () => t.query.run(prepared(), {}, { timeoutMs: 10_000, maxRows: 100 }), refused('INVALID_QUERY', /LAG does not take a window frame \(ROWS BETWEEN 1 PRECEDING AND CURRENT ROW\)/));
+      const prepared = () =>
+        prepareEndpointQuery({ saved: 'select lag(n) over (order by n rows 1 preceding) as v from points', catalog: t.catalog, sandboxable: false });
+      await assert.rejects(
+        async () => t.query.run(prepared(), {}, { timeoutMs: 10_000, maxRows: 100 }),
+        refused('INVALID_QUERY', /LAG does not take a window frame \(ROWS BETWEEN 1 PRECEDING AND CURRENT ROW\)/),
+      );
     });
   });
 }

@@ -53,7 +53,11 @@ describe('growSchema', () => {
   });
 
   it('a nested typed record that becomes text takes its overflowed fields with it', () => {
-    const { schema } = growSchema(table({ n: rec({ r: rec({ a: INT }), s: INT }) }, { n: rec({ r: rec({ b: STRING }), t: INT }) }), { n: rec({ r: STRING }) }, 1);
+    const { schema } = growSchema(
+      table({ n: rec({ r: rec({ a: INT }), s: INT }) }, { n: rec({ r: rec({ b: STRING }), t: INT }) }),
+      { n: rec({ r: STRING }) },
+      1,
+    );
     assert.deepEqual(schema.columns.n, rec({ r: STRING, s: INT }));
     assert.deepEqual(schema.overflow, { n: rec({ t: INT }) });
   });

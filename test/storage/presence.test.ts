@@ -37,7 +37,12 @@ const source: SourceTable = {
 
 const at = '2026-11-21T10:00:00Z';
 const events = [
-  { id: 'e1', timestamp: at, event_message: 'a', metadata: { request: { method: 'GET' }, response: { status_code: 200 }, tags: [{ k: 'x', inner: { v: 1 } }, { k: 'y' }] } },
+  {
+    id: 'e1',
+    timestamp: at,
+    event_message: 'a',
+    metadata: { request: { method: 'GET' }, response: { status_code: 200 }, tags: [{ k: 'x', inner: { v: 1 } }, { k: 'y' }] },
+  },
   { id: 'e2', timestamp: at, event_message: 'b', metadata: { response: { status_code: 500 } } },
   { id: 'e3', timestamp: at, event_message: 'c' },
   { id: 'e4', timestamp: at, event_message: 'd', metadata: { request: {} } },
@@ -99,7 +104,9 @@ for (const engineName of engines) {
     test('the presence test reads the marker', () => {
       const sql = prepareEndpointQuery({ saved: dropped, catalog: engine.catalog, sandboxable: false });
       const printed =
-        engineName === 'duckdb' ? generateDuckDb(sql.ast, { catalog: engine.catalog }).sql : generateClickHouse(sql.ast, { catalog: engine.catalog, database: 'quarry_test' }).sql;
+        engineName === 'duckdb'
+          ? generateDuckDb(sql.ast, { catalog: engine.catalog }).sql
+          : generateClickHouse(sql.ast, { catalog: engine.catalog, database: 'quarry_test' }).sql;
       assert.match(printed, /\$present/);
     });
   });
@@ -148,7 +155,14 @@ describe('DuckDB tables from before markers, and schema growth', () => {
     const conn = await old.connect();
     const cols = Object.entries(source.schema.columns).map(([k, v]) => `"${k}" ${duckType(v)}`);
     await conn.run(`CREATE TABLE src_logs (${cols.join(', ')})`);
-    const structure = JSON.stringify([{ id: 'VARCHAR', timestamp: 'TIMESTAMP', event_message: 'VARCHAR', metadata: { request: { method: 'VARCHAR', path: 'VARCHAR' }, response: { status_code: 'BIGINT' }, tags: [{ k: 'VARCHAR', inner: { v: 'BIGINT' } }] } }]);
+    const structure = JSON.stringify([
+      {
+        id: 'VARCHAR',
+        timestamp: 'TIMESTAMP',
+        event_message: 'VARCHAR',
+        metadata: { request: { method: 'VARCHAR', path: 'VARCHAR' }, response: { status_code: 'BIGINT' }, tags: [{ k: 'VARCHAR', inner: { v: 'BIGINT' } }] },
+      },
+    ]);
     await conn.run(
       'INSERT INTO src_logs SELECT r.id, r.timestamp, r.event_message, r.metadata FROM (SELECT unnest(json_transform(CAST($rows AS JSON), $structure)) AS r)',
       { rows: JSON.stringify(events), structure },

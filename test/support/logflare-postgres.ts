@@ -86,7 +86,15 @@ async function insertRows(client: pg.Client, table: string, rows: LogflareRow[])
 }
 
 /** Runs one generated INSERT into a source's table (`insert` gets the quoted table name); $1 start, $2 step, $3 count. */
-async function fillWith(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint, insert: (table: string) => string): Promise<void> {
+async function fillWith(
+  url: string,
+  schema: string,
+  token: string,
+  count: number,
+  startUs: bigint,
+  stepUs: bigint,
+  insert: (table: string) => string,
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -103,8 +111,15 @@ async function fillWith(url: string, schema: string, token: string, count: numbe
  * `metadata.parsed.*`), one every `stepUs` microseconds from `startUs`, random v4 ids.
  */
 export async function fillPostgresLogs(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint): Promise<void> {
-  await fillWith(url, schema, token, count, startUs, stepUs, (table) =>
-    `INSERT INTO ${table} (id, body, event_message, timestamp)
+  await fillWith(
+    url,
+    schema,
+    token,
+    count,
+    startUs,
+    stepUs,
+    (table) =>
+      `INSERT INTO ${table} (id, body, event_message, timestamp)
        SELECT s.id,
               jsonb_build_object(
                 'id', s.id, 'timestamp', s.us, 'event_message', s.msg, 'project', 'default', 'appname', 'supabase-db',
@@ -135,8 +150,15 @@ export async function fillPostgresLogs(url: string, schema: string, token: strin
  * 1 KB of JSON each, built by PostgreSQL, one every `stepUs` microseconds from `startUs`.
  */
 export async function fillEdgeLogs(url: string, schema: string, token: string, count: number, startUs: bigint, stepUs: bigint): Promise<void> {
-  await fillWith(url, schema, token, count, startUs, stepUs, (table) =>
-    `INSERT INTO ${table} (id, body, event_message, timestamp)
+  await fillWith(
+    url,
+    schema,
+    token,
+    count,
+    startUs,
+    stepUs,
+    (table) =>
+      `INSERT INTO ${table} (id, body, event_message, timestamp)
        SELECT s.id,
               jsonb_build_object(
                 'id', s.id, 'timestamp', s.us, 'event_message', s.msg, 'project', 'default', 'appname', 'supabase-kong',

@@ -40,17 +40,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   }
   await must('initdb', asPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']));
   const port = await freePort();
-  const options = [
-    `-p ${port}`,
-    `-k ${socketDir}`,
-    "-c listen_addresses='127.0.0.1'",
-    '-c shared_buffers=32MB',
-    '-c fsync=off',
-    "-c timezone='UTC'",
-  ].join(' ');
+  const options = [`-p ${port}`, `-k ${socketDir}`, "-c listen_addresses='127.0.0.1'", '-c shared_buffers=32MB', '-c fsync=off', "-c timezone='UTC'"].join(' ');
   const pgCtl = path.join(bin, 'pg_ctl');
-  const start = () =>
-    must('pg_ctl start', asPostgres(pgCtl, ['-D', dataDir, '-o', options, '-l', path.join(work, 'pg.log'), '-w', 'start']));
+  const start = () => must('pg_ctl start', asPostgres(pgCtl, ['-D', dataDir, '-o', options, '-l', path.join(work, 'pg.log'), '-w', 'start']));
   const halt = () => must('pg_ctl stop', asPostgres(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop']));
   await start();
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;

@@ -11,7 +11,7 @@ const consoleLines = [
   'sending email to user',
   'stripe event received: checkout.session.completed',
   'resized image to 256x256',
-  'TypeError: Cannot read properties of undefined (reading \'id\')',
+  "TypeError: Cannot read properties of undefined (reading 'id')",
 ];
 
 function deploymentId(project: string, fn: string): string {
@@ -67,11 +67,7 @@ export function functionEventsEvent(ctx: EventContext): DemoEvent {
   const eventType = u < 0.1 ? 'Boot' : u < 0.15 ? 'Shutdown' : 'Log';
   const level = eventType !== 'Log' ? 'info' : rng.pick(['log', 'log', 'info', 'warning', 'error']);
   const message =
-    eventType === 'Boot'
-      ? `booted (time: ${rng.range(12, 90)}ms)`
-      : eventType === 'Shutdown'
-        ? 'shutdown (reason: EarlyDrop)'
-        : rng.pick(consoleLines);
+    eventType === 'Boot' ? `booted (time: ${rng.range(12, 90)}ms)` : eventType === 'Shutdown' ? 'shutdown (reason: EarlyDrop)' : rng.pick(consoleLines);
   const metadata: { [key: string]: Json } = {
     project_ref: ctx.project,
     function_id: `fn-${fn}`,

@@ -160,15 +160,13 @@ function chdbConnection(path: string): ChdbClientConnection {
   return mod.createChdbConnection({ path });
 }
 
-
 export async function connectClickHouse(options: ClickHouseConnectOptions): Promise<ClickHouseConnection> {
   const embedded = options.chdbPath !== undefined;
   let client: ClickHouseClient;
   let rawInsert: RawInsert | undefined;
   let writers: ChdbWriter[] = [];
   let scratch: string | undefined;
-  const chdbClient = (connection = chdbConnection(options.chdbPath as string)) =>
-    createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
+  const chdbClient = (connection = chdbConnection(options.chdbPath as string)) => createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   if (embedded) {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(options.chdbPath as string, { recursive: true });

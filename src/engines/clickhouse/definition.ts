@@ -65,7 +65,8 @@ export const clickHouse: EngineDefinition = {
     const cluster = optional(env, 'CLICKHOUSE_CLUSTER');
     const embedded = chdbPath(url, context.dataDir);
     if (cluster !== undefined) {
-      if (!/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(cluster)) throw new Error(`CLICKHOUSE_CLUSTER must be letters, digits, - and _ (at most 64), got "${cluster}"`);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(cluster))
+        throw new Error(`CLICKHOUSE_CLUSTER must be letters, digits, - and _ (at most 64), got "${cluster}"`);
       if (embedded !== undefined) throw new Error('CLICKHOUSE_CLUSTER needs a ClickHouse server (CLICKHOUSE_URL=http://…): embedded chDB is one machine');
     }
     // chDB binds one folder per process, so nodes of one process (tests) share it; other processes are refused.

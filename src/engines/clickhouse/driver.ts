@@ -286,7 +286,10 @@ const DATE32_MAX_DAYS = 120_529;
 /** A value as the text its `{name:Type}` placeholder parses; a DATE Date32 cannot hold is refused. */
 function boundText(name: string, value: ParamValue): string {
   if (typeof value !== 'string' && value.type === 'date' && (value.days < DATE32_MIN_DAYS || value.days > DATE32_MAX_DAYS)) {
-    throw new QuarryError('BAD_REQUEST', `Parameter "${name}": ${paramText(value)} is outside the dates the ClickHouse engine holds (1900-01-01 to 2299-12-31)`);
+    throw new QuarryError(
+      'BAD_REQUEST',
+      `Parameter "${name}": ${paramText(value)} is outside the dates the ClickHouse engine holds (1900-01-01 to 2299-12-31)`,
+    );
   }
   return paramText(value);
 }

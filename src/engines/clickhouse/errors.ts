@@ -21,8 +21,10 @@ const invalid =
   (raw, e) =>
     new QuarryError('INVALID_QUERY', `The query is not valid: ${typeof message === 'string' ? message : message(raw)}`, { cause: e });
 
-const tooComplex = (what: string): Mapping => (_raw, e) =>
-  new QuarryError('QUERY_TOO_COMPLEX', `The query is too complex for the ClickHouse engine: ${what}. Simplify it.`, { cause: e });
+const tooComplex =
+  (what: string): Mapping =>
+  (_raw, e) =>
+    new QuarryError('QUERY_TOO_COMPLEX', `The query is too complex for the ClickHouse engine: ${what}. Simplify it.`, { cause: e });
 
 const refused: Mapping = (_raw, e) => new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
 

@@ -56,7 +56,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     await query.warm();
     return {
       name: 'clickhouse',
-    capabilities: clickHouseCapabilities,
+      capabilities: clickHouseCapabilities,
       database: connection.database,
       storage,
       query,

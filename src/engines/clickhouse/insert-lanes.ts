@@ -115,4 +115,3 @@ function takeUpTo(waiting: Waiting[], maxBytes: number): Waiting[] {
   }
   return waiting.splice(0, n);
 }
-

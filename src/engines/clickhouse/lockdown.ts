@@ -180,7 +180,26 @@ export function treeProblem(tree: string, allowed: TranslatedCheck): string | un
 }
 
 /** Bare words the generator never prints (its names are all backquoted); EXPLAIN AST omits some. */
-const forbiddenWords = new Set(['SAMPLE', 'SETTINGS', 'FORMAT', 'INTO', 'OUTFILE', 'FINAL', 'PREWHERE', 'SYSTEM', 'KILL', 'INSERT', 'DROP', 'ALTER', 'ATTACH', 'DETACH', 'OPTIMIZE', 'TRUNCATE', 'GRANT', 'SET']);
+const forbiddenWords = new Set([
+  'SAMPLE',
+  'SETTINGS',
+  'FORMAT',
+  'INTO',
+  'OUTFILE',
+  'FINAL',
+  'PREWHERE',
+  'SYSTEM',
+  'KILL',
+  'INSERT',
+  'DROP',
+  'ALTER',
+  'ATTACH',
+  'DETACH',
+  'OPTIMIZE',
+  'TRUNCATE',
+  'GRANT',
+  'SET',
+]);
 
 /**
  * A lexical pass over the statement: outside string literals and backquoted names, no comment, no

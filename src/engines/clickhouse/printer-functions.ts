@@ -15,7 +15,16 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
-import { constantFormat, type Field, type FormatValue, formatValue, type TimeFormatSpelling, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
+import {
+  constantFormat,
+  type Field,
+  type FormatValue,
+  formatValue,
+  type TimeFormatSpelling,
+  type ParseSpelling,
+  parsePlan,
+  parseValue,
+} from '../../sql/time-format.ts';
 import { isScalar, type VType } from '../../sql/types.ts';
 import { quoteString } from './quote.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
@@ -49,7 +58,8 @@ export function intervalFunction(unit: DatePart): string | undefined {
  * `H:M[:S[.fraction]]`), then optionally `Z`, `UTC` or an offset `±HH[[:]MM]`, as DuckDB reads it.
  * Groups: hour, minute, second.
  */
-const TIMESTAMP_TEXT = '^\\s*\\d{4}-\\d{1,2}-\\d{1,2}(?:(?:[Tt]|\\s+)(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:\\.\\d+)?)?)?\\s*(?:[Zz]|UTC|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
+const TIMESTAMP_TEXT =
+  '^\\s*\\d{4}-\\d{1,2}-\\d{1,2}(?:(?:[Tt]|\\s+)(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:\\.\\d+)?)?)?\\s*(?:[Zz]|UTC|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
 
 /**
  * String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. parseDateTime64BestEffort
@@ -68,7 +78,23 @@ export function stringToTimestamp(sql: string, safe = false, type = 'TIMESTAMP')
 }
 
 /** What stringToTimestamp emits. */
-export const STRING_TO_TIMESTAMP_EMITS = ['extractGroups', 'ifNull', 'toInt32OrZero', 'arrayElement', 'notEmpty', 'and', 'or', 'not', 'lessOrEquals', 'if', 'isNull', 'parseDateTime64BestEffort', 'parseDateTime64BestEffortOrNull', 'addMicroseconds', 'throwIf'];
+export const STRING_TO_TIMESTAMP_EMITS = [
+  'extractGroups',
+  'ifNull',
+  'toInt32OrZero',
+  'arrayElement',
+  'notEmpty',
+  'and',
+  'or',
+  'not',
+  'lessOrEquals',
+  'if',
+  'isNull',
+  'parseDateTime64BestEffort',
+  'parseDateTime64BestEffortOrNull',
+  'addMicroseconds',
+  'throwIf',
+];
 
 function part(call: RFunc, i: number): DatePart {
   const a = call.args[i];
@@ -170,7 +196,33 @@ const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string
     return `if(${o} = 0, 'UTC', concat('UTC', if(${o} < 0, '-', '+'), ${hm}))`;
   },
 };
-const TIME_FORMAT_EMITS = ['formatDateTime', 'toDateTime64', 'toString', 'leftPad', 'toYear', 'toMonth', 'arrayElement', 'array', 'toDayOfMonth', 'toDayOfYear', 'toDayOfWeek', 'toHour', 'lower', 'toUnixTimestamp64Micro', 'intDiv', 'abs', 'concat', 'if', 'substring', 'replaceRegexpOne', 'modulo', 'plus', 'minus', 'less', 'equals'];
+const TIME_FORMAT_EMITS = [
+  'formatDateTime',
+  'toDateTime64',
+  'toString',
+  'leftPad',
+  'toYear',
+  'toMonth',
+  'arrayElement',
+  'array',
+  'toDayOfMonth',
+  'toDayOfYear',
+  'toDayOfWeek',
+  'toHour',
+  'lower',
+  'toUnixTimestamp64Micro',
+  'intDiv',
+  'abs',
+  'concat',
+  'if',
+  'substring',
+  'replaceRegexpOne',
+  'modulo',
+  'plus',
+  'minus',
+  'less',
+  'equals',
+];
 
 /** FORMAT_* in ClickHouse: formatDateTime specifiers where they mean BigQuery's, expressions elsewhere. */
 const timeFormatSpelling: TimeFormatSpelling = {
@@ -178,7 +230,8 @@ const timeFormatSpelling: TimeFormatSpelling = {
   call: (value, specifiers) => `formatDateTime(${value}, ${quoteString(specifiers)})`,
   // %f writes the value's 6 digits (DateTime64(6)).
   secondsWith: (digits) => (digits === 6 ? '%S.%f' : undefined),
-  fraction: (value, digits) => (digits < 6 ? `substring(formatDateTime(${value}, '%f'), 1, ${digits})` : `formatDateTime(${value}, ${quoteString(`%f${'0'.repeat(digits - 6)}`)})`),
+  fraction: (value, digits) =>
+    digits < 6 ? `substring(formatDateTime(${value}, '%f'), 1, ${digits})` : `formatDateTime(${value}, ${quoteString(`%f${'0'.repeat(digits - 6)}`)})`,
   trimmedFraction: (value) => `replaceRegexpOne(formatDateTime(${value}, '.%f'), '[.]?0+$', '')`,
   concat: (parts) => `concat(${parts.join(', ')})`,
   empty: (value) => `if(isNull(${value}), NULL, '')`,
@@ -204,7 +257,42 @@ const parseSpelling: ParseSpelling = {
   // throwIf gives 0 unless the row fails; the printed guard never depends on evaluation order.
   guard: (ok, value, message) => `addMicroseconds(${value}, throwIf(NOT ifNull(${ok}, 0), ${quoteString(message)}))`,
 };
-const TIME_PARSE_EMITS = ['match', 'regexpExtract', 'toInt64OrZero', 'toDayOfMonth', 'toLastDayOfMonth', 'makeDate32', 'makeDateTime64', 'addMicroseconds', 'fromUnixTimestamp64Micro', 'throwIf', 'ifNull', 'not', 'lower', 'substring', 'concat', 'toDateTime64', 'toString', 'toTimeZone', 'isNull', 'and', 'or', 'multiIf', 'if', 'caseWithExpression', 'transform', 'modulo', 'plus', 'minus', 'multiply', 'less', 'lessOrEquals', 'greaterOrEquals', 'equals', 'negate'];
+const TIME_PARSE_EMITS = [
+  'match',
+  'regexpExtract',
+  'toInt64OrZero',
+  'toDayOfMonth',
+  'toLastDayOfMonth',
+  'makeDate32',
+  'makeDateTime64',
+  'addMicroseconds',
+  'fromUnixTimestamp64Micro',
+  'throwIf',
+  'ifNull',
+  'not',
+  'lower',
+  'substring',
+  'concat',
+  'toDateTime64',
+  'toString',
+  'toTimeZone',
+  'isNull',
+  'and',
+  'or',
+  'multiIf',
+  'if',
+  'caseWithExpression',
+  'transform',
+  'modulo',
+  'plus',
+  'minus',
+  'multiply',
+  'less',
+  'lessOrEquals',
+  'greaterOrEquals',
+  'equals',
+  'negate',
+];
 
 /** Wall-clock time in `tz` (a UTC DateTime64 holding its digits) → the UTC instant. */
 function tzConvertBack(wall: string, tz: string): string {
@@ -238,7 +326,11 @@ const formatSpelling: FormatSpelling = {
 
 /** FORMAT: its pieces as a concat, which is NULL when any piece is. */
 function format(call: RFunc, args: readonly Printed[]): string {
-  const parts = formatParts(call.args, args.map((a) => a.sql), formatSpelling);
+  const parts = formatParts(
+    call.args,
+    args.map((a) => a.sql),
+    formatSpelling,
+  );
   if (parts.length === 0) return "''";
   return parts.length === 1 ? parts[0]! : `concat(${parts.join(', ')})`;
 }
@@ -302,23 +394,39 @@ function valueWindow(name: string): Translation {
 }
 
 function generate(kind: 'timestamp' | 'date' | 'int'): Translation {
-  return t(['arrayMap', 'range', 'toUInt64', 'greatest', 'throwIf', 'intDiv', 'toUnixTimestamp64Micro', 'fromUnixTimestamp64Micro', 'toDate32', 'toDateTime64', 'lambda', 'abs'], (call, [s, e, step]) => {
-    const max = elementLimit(call);
-    if (kind === 'int') {
-      const by = step ? step.sql : '1';
-      const count = `intDiv(${e!.sql} - ${s!.sql}, ${by})`;
-      return `arrayMap(i -> ${s!.sql} + i * ${by}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(abs(${count}) > ${max}, '${tooManyArray(max)}'))))`;
-    }
-    const from = kind === 'date' ? `toDateTime64(${s!.sql}, 6, 'UTC')` : s!.sql;
-    const to = kind === 'date' ? `toDateTime64(${e!.sql}, 6, 'UTC')` : e!.sql;
-    const by = step ? step.sql : 'toIntervalDay(1)';
-    // Step in microseconds: adding the interval to the epoch gives its length (fixed-length units).
-    const micros = `toUnixTimestamp64Micro(toDateTime64(0, 6, 'UTC') + ${by})`;
-    const count = `intDiv(toUnixTimestamp64Micro(${to}) - toUnixTimestamp64Micro(${from}), ${micros})`;
-    const item = `fromUnixTimestamp64Micro(toUnixTimestamp64Micro(${from}) + i * ${micros}, 'UTC')`;
-    const message = kind === 'date' ? tooManyArray(max) : tooManyElements(max);
-    return `arrayMap(i -> ${kind === 'date' ? `toDate32(${item})` : item}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(${count} > ${max}, '${message}'))))`;
-  });
+  return t(
+    [
+      'arrayMap',
+      'range',
+      'toUInt64',
+      'greatest',
+      'throwIf',
+      'intDiv',
+      'toUnixTimestamp64Micro',
+      'fromUnixTimestamp64Micro',
+      'toDate32',
+      'toDateTime64',
+      'lambda',
+      'abs',
+    ],
+    (call, [s, e, step]) => {
+      const max = elementLimit(call);
+      if (kind === 'int') {
+        const by = step ? step.sql : '1';
+        const count = `intDiv(${e!.sql} - ${s!.sql}, ${by})`;
+        return `arrayMap(i -> ${s!.sql} + i * ${by}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(abs(${count}) > ${max}, '${tooManyArray(max)}'))))`;
+      }
+      const from = kind === 'date' ? `toDateTime64(${s!.sql}, 6, 'UTC')` : s!.sql;
+      const to = kind === 'date' ? `toDateTime64(${e!.sql}, 6, 'UTC')` : e!.sql;
+      const by = step ? step.sql : 'toIntervalDay(1)';
+      // Step in microseconds: adding the interval to the epoch gives its length (fixed-length units).
+      const micros = `toUnixTimestamp64Micro(toDateTime64(0, 6, 'UTC') + ${by})`;
+      const count = `intDiv(toUnixTimestamp64Micro(${to}) - toUnixTimestamp64Micro(${from}), ${micros})`;
+      const item = `fromUnixTimestamp64Micro(toUnixTimestamp64Micro(${from}) + i * ${micros}, 'UTC')`;
+      const message = kind === 'date' ? tooManyArray(max) : tooManyElements(max);
+      return `arrayMap(i -> ${kind === 'date' ? `toDate32(${item})` : item}, range(toUInt64(greatest(${count} + 1, 0) + throwIf(${count} > ${max}, '${message}'))))`;
+    },
+  );
 }
 
 /** JSON_VALUE / JSON_QUERY with a constant `$.a.b[0]` path. */
@@ -353,8 +461,14 @@ function codepoint(s: string): string {
 
 const translations: FunctionTable = {
   regexp_contains: t(['match'], (_c, [s, re]) => `match(${s!.sql}, ${re!.sql})`),
-  regexp_extract: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
-  regexp_substr: t(['match', 'regexpExtract', 'if'], (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`),
+  regexp_extract: t(
+    ['match', 'regexpExtract', 'if'],
+    (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`,
+  ),
+  regexp_substr: t(
+    ['match', 'regexpExtract', 'if'],
+    (call, [s, re]) => `if(match(${s!.sql}, ${re!.sql}), regexpExtract(${s!.sql}, ${re!.sql}, ${captureGroups(call) > 0 ? 1 : 0}), NULL)`,
+  ),
   regexp_extract_all: t(['extractAll', 'extractAllGroupsVertical', 'arrayMap', 'lambda', 'tupleElement'], (call, [s, re]) =>
     captureGroups(call) > 0 ? `arrayMap(g -> g[1], extractAllGroupsVertical(${s!.sql}, ${re!.sql}))` : `extractAll(${s!.sql}, ${re!.sql})`,
   ),
@@ -396,8 +510,22 @@ const translations: FunctionTable = {
   md5: hash('MD5'),
   sha1: hash('SHA1'),
   sha256: hash('SHA256'),
-  initcap: t(['arrayStringConcat', 'arrayMap', 'lambda', 'position', 'lengthUTF8', 'upperUTF8', 'lowerUTF8', 'ngrams', 'ifNull', 'isNull', 'arrayElement', 'arrayEnumerate'], (_c, [x, d]) =>
-    initcap(x!.sql, d?.sql),
+  initcap: t(
+    [
+      'arrayStringConcat',
+      'arrayMap',
+      'lambda',
+      'position',
+      'lengthUTF8',
+      'upperUTF8',
+      'lowerUTF8',
+      'ngrams',
+      'ifNull',
+      'isNull',
+      'arrayElement',
+      'arrayEnumerate',
+    ],
+    (_c, [x, d]) => initcap(x!.sql, d?.sql),
   ),
   format: t(['printf', 'concat', 'toString', 'toInt64', 'toFloat64', 'ifNull'], (call, args) => format(call, args)),
   'net.host': t(['replaceRegexpAll', 'replaceRegexpOne', 'extract', 'nullIf'], (_c, [x]) => {
@@ -485,7 +613,10 @@ const translations: FunctionTable = {
   generate_array: generate('int'),
   array_concat: t(['arrayConcat'], (_c, args) => `arrayConcat(${args.map(arr).join(', ')})`),
   array_reverse: t(['arrayReverse'], (_c, [x]) => `arrayReverse(${arr(x!)})`),
-  array_to_string: t(['arrayStringConcat', 'arrayFilter', 'lambda', 'isNotNull'], (_c, [x, sep]) => `arrayStringConcat(arrayFilter(v -> isNotNull(v), ${arr(x!)}), ${sep!.sql})`),
+  array_to_string: t(
+    ['arrayStringConcat', 'arrayFilter', 'lambda', 'isNotNull'],
+    (_c, [x, sep]) => `arrayStringConcat(arrayFilter(v -> isNotNull(v), ${arr(x!)}), ${sep!.sql})`,
+  ),
   array_first: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, 1)`),
   array_last: t(['arrayElementOrNull'], (_c, [x]) => `arrayElementOrNull(${arr(x!)}, -1)`),
   array_slice: t(['arraySlice', 'length', 'greatest', 'least', 'ifNull', 'toInt64'], (_c, [a, s, e]) => {
@@ -500,14 +631,31 @@ const translations: FunctionTable = {
   current_timestamp: t(['now64'], () => "now64(6, 'UTC')"),
   current_datetime: t(['now64', 'toDateTime64', 'toString'], (_c, args) => tzConvert("now64(6, 'UTC')", zone(args, 0))),
   current_date: t(['now64', 'toDate32'], (_c, args) => `toDate32(now64(6, 'UTC'), ${zone(args, 0)})`),
-  timestamp_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64', 'toTimeZone', ...Object.values(INTERVALS).filter((x): x is string => x !== undefined)], (call, [ts, , tz]) =>
-    truncate(ts!.sql, part(call, 1), tz ? tz.sql : "'UTC'"),
+  timestamp_trunc: t(
+    [
+      'toStartOfInterval',
+      'toStartOfDay',
+      'toStartOfWeek',
+      'toStartOfMonth',
+      'toStartOfQuarter',
+      'toStartOfYear',
+      'toDateTime64',
+      'toTimeZone',
+      ...Object.values(INTERVALS).filter((x): x is string => x !== undefined),
+    ],
+    (call, [ts, , tz]) => truncate(ts!.sql, part(call, 1), tz ? tz.sql : "'UTC'"),
   ),
-  datetime_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64'], (call, [d]) => truncate(d!.sql, part(call, 1))),
-  date_trunc: t(['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64', 'toDate32'], (call, [d]) => {
-    if (d!.type.k === 'scalar' && d!.type.t !== 'date') return truncate(d!.sql, part(call, 1));
-    return `toDate32(${truncate(`toDateTime64(${d!.sql}, 6, 'UTC')`, part(call, 1))})`;
-  }),
+  datetime_trunc: t(
+    ['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64'],
+    (call, [d]) => truncate(d!.sql, part(call, 1)),
+  ),
+  date_trunc: t(
+    ['toStartOfInterval', 'toStartOfDay', 'toStartOfWeek', 'toStartOfMonth', 'toStartOfQuarter', 'toStartOfYear', 'toDateTime64', 'toDate32'],
+    (call, [d]) => {
+      if (d!.type.k === 'scalar' && d!.type.t !== 'date') return truncate(d!.sql, part(call, 1));
+      return `toDate32(${truncate(`toDateTime64(${d!.sql}, 6, 'UTC')`, part(call, 1))})`;
+    },
+  ),
   timestamp_sub: t([], (_c, [ts, i]) => `(${ts!.sql} - ${i!.sql})`),
   timestamp_add: t([], (_c, [ts, i]) => `(${ts!.sql} + ${i!.sql})`),
   datetime_sub: t([], (_c, [d, i]) => `(${d!.sql} - ${i!.sql})`),
@@ -517,7 +665,9 @@ const translations: FunctionTable = {
   timestamp_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
   datetime_diff: t(['dateDiff', 'toUnixTimestamp64Micro', 'intDiv', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
   date_diff: t(['dateDiff', 'toStartOfWeek'], (call, [a, b]) => diff(part(call, 2), a!.sql, b!.sql)),
-  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) => formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined)),
+  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) =>
+    formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined),
+  ),
   format_date: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_date', d!.sql, d!.sql, false)),
   format_datetime: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_datetime', d!.sql, d!.sql, false)),
   datetime: t(['toDateTime64', 'toString', 'makeDateTime64', ...STRING_TO_TIMESTAMP_EMITS], (_c, args) => {
@@ -543,9 +693,16 @@ const translations: FunctionTable = {
   }),
   unix_date: t(['toInt64', 'toDate32'], (_c, [d]) => `toInt64(toDate32(${d!.sql}))`),
   date_from_unix_date: t(['toDate32', 'toInt64'], (_c, [n]) => `toDate32(toInt64(${n!.sql}))`),
-  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) => parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql)),
-  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) => parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling)),
-  parse_date: t([...TIME_PARSE_EMITS, 'toDate32'], (call, [, x]) => `toDate32(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)})`),
+  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) =>
+    parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql),
+  ),
+  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) =>
+    parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling),
+  ),
+  parse_date: t(
+    [...TIME_PARSE_EMITS, 'toDate32'],
+    (call, [, x]) => `toDate32(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)})`,
+  ),
   last_day: t(['toLastDayOfMonth', 'toDate32'], (_c, [d]) => `toDate32(toLastDayOfMonth(${d!.sql}))`),
   unix_micros: t(['toUnixTimestamp64Micro'], (_c, [x]) => `toUnixTimestamp64Micro(${x!.sql})`),
   unix_millis: t(['toUnixTimestamp64Micro', 'intDiv'], (_c, [x]) => `intDiv(toUnixTimestamp64Micro(${x!.sql}), 1000)`),
@@ -618,7 +775,10 @@ const translations: FunctionTable = {
     if (call.ignoreNulls) throw new QuarryError('QUERY_NOT_ALLOWED', 'NTH_VALUE ... IGNORE NULLS is not supported on the ClickHouse engine');
     return `nth_value(${x!.sql}, ${n!.sql})${ctx.over(call)}`;
   }),
-  percentile_cont: t(['quantileExactInclusive', 'toFloat64'], (call, [x, p], ctx) => `quantileExactInclusive(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
+  percentile_cont: t(
+    ['quantileExactInclusive', 'toFloat64'],
+    (call, [x, p], ctx) => `quantileExactInclusive(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`,
+  ),
   percentile_disc: t(['quantileExactLow', 'toFloat64'], (call, [x, p], ctx) => `quantileExactLow(toFloat64(${p!.sql}))(${x!.sql})${ctx.over(call)}`),
 };
 
@@ -653,4 +813,3 @@ export function tableEmits(): string[] {
   for (const tr of Object.values(clickHouseFunctions)) if ('emits' in tr) for (const f of tr.emits) out.add(f);
   return [...out];
 }
-

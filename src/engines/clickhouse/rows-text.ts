@@ -141,7 +141,8 @@ function keptMembers(text: string, members: readonly Member[]): string {
     const k = m.key;
     if (k === 'id' || k === 'timestamp' || k === 'event_message' || (k === 'message' && !eventMessage)) continue;
     if (out.length > 1) out += ',';
-    out += text.charCodeAt(m.valueStart) === OPEN_OBJECT ? text.slice(m.start, m.valueStart) + markedObject(text, m.valueStart, m.end) : text.slice(m.start, m.end);
+    out +=
+      text.charCodeAt(m.valueStart) === OPEN_OBJECT ? text.slice(m.start, m.valueStart) + markedObject(text, m.valueStart, m.end) : text.slice(m.start, m.end);
   }
   return `${out}}`;
 }

@@ -94,7 +94,13 @@ export class ClickHouseCatalogRepository implements CatalogRepository {
   }
 
   async save(entry: SourceTable): Promise<void> {
-    await this.write({ source_id: entry.id, source_name: entry.name, table_name: entry.table, schema_json: JSON.stringify({ ...entry.schema, [MARKED]: true }), deleted: 0 });
+    await this.write({
+      source_id: entry.id,
+      source_name: entry.name,
+      table_name: entry.table,
+      schema_json: JSON.stringify({ ...entry.schema, [MARKED]: true }),
+      deleted: 0,
+    });
   }
 
   async remove(sourceId: string): Promise<void> {

@@ -17,7 +17,8 @@ const SIZE = /^\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)$/i;
 
 function size(env: Readonly<Record<string, string | undefined>>, name: string, example: string): string | undefined {
   const raw = optional(env, name);
-  if (raw !== undefined && (!SIZE.test(raw.trim()) || parseBytes(raw) === undefined)) throw new Error(`${name} must be a size such as ${example}, got "${raw}"`);
+  if (raw !== undefined && (!SIZE.test(raw.trim()) || parseBytes(raw) === undefined))
+    throw new Error(`${name} must be a size such as ${example}, got "${raw}"`);
   return raw?.trim();
 }
 

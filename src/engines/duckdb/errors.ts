@@ -12,7 +12,8 @@ export function isValueError(e: unknown): boolean {
 }
 
 /** The messages of the guards our printed SQL raises with error(): ours, holding only limits. */
-const OWN_GUARD = /^\w+ would build a value larger than \d+ bytes|^generate_\w+ would make more than \d+ elements$|^the array would have more than \d+ elements$/;
+const OWN_GUARD =
+  /^\w+ would build a value larger than \d+ bytes|^generate_\w+ would make more than \d+ elements$|^the array would have more than \d+ elements$/;
 
 /** `STRUCT(a VARCHAR, b STRUCT(c INT))` (and MAP, UNION) → `STRUCT(…)`, innermost first. */
 export function withoutRecordTypes(text: string): string {
@@ -48,6 +49,7 @@ export function mapDuckDbError(e: unknown): QuarryError {
   if (kind === 'Binder' || kind === 'Conversion' || kind === 'Invalid Input' || kind === 'Out of Range' || kind === 'Not implemented' || kind === 'Parser') {
     return new QuarryError('INVALID_QUERY', `The query is not valid: ${detail}`, { cause: e });
   }
-  if (kind === 'Permission' || kind === 'Catalog') return new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
+  if (kind === 'Permission' || kind === 'Catalog')
+    return new QuarryError('QUERY_NOT_ALLOWED', 'The query tried to use something that is not allowed', { cause: e });
   return new QuarryError('INTERNAL', 'The query failed', { cause: e });
 }

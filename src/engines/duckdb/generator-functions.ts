@@ -14,7 +14,16 @@ import { type FormatSpelling, formatParts } from '../../sql/format.ts';
 import type { FunctionContext, FunctionPrinter, FunctionTable, Printed, Translation } from '../../sql/generator.ts';
 import type { RFunc } from '../../sql/resolved.ts';
 import { INITCAP_DELIMITERS, NET_HOST_LEADING_DOTS, NET_HOST_PATTERN, NET_HOST_TRAILING_DOTS, NET_HOST_TRIM } from '../../sql/text-rules.ts';
-import { constantFormat, type Field, type FormatValue, formatValue, type TimeFormatSpelling, type ParseSpelling, parsePlan, parseValue } from '../../sql/time-format.ts';
+import {
+  constantFormat,
+  type Field,
+  type FormatValue,
+  formatValue,
+  type TimeFormatSpelling,
+  type ParseSpelling,
+  parsePlan,
+  parseValue,
+} from '../../sql/time-format.ts';
 import { holdsRecord, isScalar, type VType } from '../../sql/types.ts';
 import { elementLimit, type GuardSpelling, withValueGuards } from '../../sql/value-bounds.ts';
 import { quoteIdent } from './types.ts';
@@ -110,7 +119,11 @@ const formatSpelling: FormatSpelling = {
 
 /** FORMAT: its pieces joined with `||`, which is NULL when any piece is. */
 function format(call: RFunc, args: readonly Printed[]): string {
-  const parts = formatParts(call.args, args.map((a) => a.sql), formatSpelling);
+  const parts = formatParts(
+    call.args,
+    args.map((a) => a.sql),
+    formatSpelling,
+  );
   return parts.length === 0 ? "''" : `(${parts.join(' || ')})`;
 }
 
@@ -121,7 +134,18 @@ function holdsRecordList(t: VType): boolean {
 }
 
 /** What `recordJson` emits (the lock-down allows exactly the functions translations declare). */
-export const RECORD_JSON_EMITS: readonly string[] = ['to_json', 'json_merge_patch', 'json_object', 'string_agg', 'coalesce', 'unnest', 'range', 'len', '+', '||'];
+export const RECORD_JSON_EMITS: readonly string[] = [
+  'to_json',
+  'json_merge_patch',
+  'json_object',
+  'string_agg',
+  'coalesce',
+  'unnest',
+  'range',
+  'len',
+  '+',
+  '||',
+];
 
 /**
  * A value as DuckDB JSON with every record in it (at any depth, in lists too) without its NULL
@@ -206,7 +230,29 @@ const FORMAT_FIELDS: Readonly<Record<Field, string | ((v: FormatValue) => string
     return `(CASE WHEN ${o} = 0 THEN 'UTC' ELSE 'UTC' || CASE WHEN ${o} < 0 THEN '-' ELSE '+' END || ${hm} END)`;
   },
 };
-const TIME_FORMAT_EMITS = ['strftime', 'timezone', 'lpad', 'year', 'isoyear', 'quarter', 'day', 'hour', 'lower', 'epoch_us', 'floor', 'abs', 'rtrim', 'left', '||', '-', '//', '%', '/', '<', '='];
+const TIME_FORMAT_EMITS = [
+  'strftime',
+  'timezone',
+  'lpad',
+  'year',
+  'isoyear',
+  'quarter',
+  'day',
+  'hour',
+  'lower',
+  'epoch_us',
+  'floor',
+  'abs',
+  'rtrim',
+  'left',
+  '||',
+  '-',
+  '//',
+  '%',
+  '/',
+  '<',
+  '=',
+];
 
 /** FORMAT_* in DuckDB: strftime specifiers where they mean BigQuery's, expressions elsewhere. */
 const timeFormatSpelling: TimeFormatSpelling = {
@@ -230,7 +276,9 @@ const parseSpelling: ParseSpelling = {
   matches: (x, p) => `regexp_matches(${x}, ${p})`,
   // regexp_extract's group index stops at 9; a list of names reads any number of groups.
   group: (x, p, i, count) =>
-    i <= 9 ? `regexp_extract(${x}, ${p}, ${i})` : `struct_extract(regexp_extract(${x}, ${p}, [${Array.from({ length: count }, (_, k) => `'g${k + 1}'`).join(', ')}]), 'g${i}')`,
+    i <= 9
+      ? `regexp_extract(${x}, ${p}, ${i})`
+      : `struct_extract(regexp_extract(${x}, ${p}, [${Array.from({ length: count }, (_, k) => `'g${k + 1}'`).join(', ')}]), 'g${i}')`,
   int: (text) => `coalesce(TRY_CAST(${text} AS BIGINT), 0)`,
   daysInMonth: (y, m) => `day(last_day(make_date(${y}, ${m}, 1)))`,
   make: (y, m, d, h, mi, micros, zone) => {
@@ -241,7 +289,31 @@ const parseSpelling: ParseSpelling = {
   fromEpoch: (seconds) => `make_timestamp(${seconds} * 1000000)`,
   guard: (ok, value, message) => `CASE WHEN ${ok} THEN ${value} ELSE error(${sqlString(message)}) END`,
 };
-const TIME_PARSE_EMITS = ['regexp_matches', 'regexp_extract', 'struct_extract', 'list_value', 'coalesce', 'day', 'last_day', 'make_date', 'make_timestamp', 'to_microseconds', 'timezone', 'error', 'lower', 'substring', '||', '+', '-', '*', '%', '<', '<=', '=', 'between'];
+const TIME_PARSE_EMITS = [
+  'regexp_matches',
+  'regexp_extract',
+  'struct_extract',
+  'list_value',
+  'coalesce',
+  'day',
+  'last_day',
+  'make_date',
+  'make_timestamp',
+  'to_microseconds',
+  'timezone',
+  'error',
+  'lower',
+  'substring',
+  '||',
+  '+',
+  '-',
+  '*',
+  '%',
+  '<',
+  '<=',
+  '=',
+  'between',
+];
 const list = (args: readonly Printed[]) => args.map((a) => a.sql).join(', ');
 const simple = (name: string): Translation => t([name], (_c, args) => `${name}(${list(args)})`);
 const aggregate = (name: string): Translation =>
@@ -308,10 +380,22 @@ const translations: FunctionTable = {
     const dots = `regexp_replace(regexp_replace(${host}, ${sqlString(NET_HOST_LEADING_DOTS)}, ''), ${sqlString(NET_HOST_TRAILING_DOTS)}, '.')`;
     return `nullif(${dots}, '')`;
   }),
-  json_value: t(['json_extract_string', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`),
-  json_extract_scalar: t(['json_extract_string', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`),
-  json_query: t(['json_extract', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
-  json_extract: t(['json_extract', ...RECORD_JSON_EMITS], (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`),
+  json_value: t(
+    ['json_extract_string', ...RECORD_JSON_EMITS],
+    (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`,
+  ),
+  json_extract_scalar: t(
+    ['json_extract_string', ...RECORD_JSON_EMITS],
+    (_c, [x, path], ctx) => `json_extract_string(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"})`,
+  ),
+  json_query: t(
+    ['json_extract', ...RECORD_JSON_EMITS],
+    (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`,
+  ),
+  json_extract: t(
+    ['json_extract', ...RECORD_JSON_EMITS],
+    (_c, [x, path], ctx) => `CAST(json_extract(${jsonInput(x!, ctx)}, ${path ? path.sql : "'$'"}) AS VARCHAR)`,
+  ),
   // A record without its NULL members (recordJson): BigQuery prints them as null.
   to_json_string: t(RECORD_JSON_EMITS, (_c, [x], ctx) => `CAST(${recordJson(x!.sql, x!.type, ctx.fresh)} AS VARCHAR)`),
 
@@ -396,7 +480,9 @@ const translations: FunctionTable = {
   array_reverse: t(['list_reverse'], (_c, [x]) => `list_reverse(${x!.sql})`),
   // A list holding records joins each element's recordJson text (the JSON array cast to a list of its elements).
   array_to_string: t(['array_to_string', ...RECORD_JSON_EMITS], (_c, [x, sep], ctx) =>
-    holdsRecord(x!.type) ? `array_to_string(CAST(CAST(${recordJson(x!.sql, x!.type, ctx.fresh)} AS JSON[]) AS VARCHAR[]), ${sep!.sql})` : `array_to_string(${x!.sql}, ${sep!.sql})`,
+    holdsRecord(x!.type)
+      ? `array_to_string(CAST(CAST(${recordJson(x!.sql, x!.type, ctx.fresh)} AS JSON[]) AS VARCHAR[]), ${sep!.sql})`
+      : `array_to_string(${x!.sql}, ${sep!.sql})`,
   ),
   array_first: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, 1)`),
   array_last: t(['list_extract'], (_c, [x]) => `list_extract(${x!.sql}, -1)`),
@@ -431,7 +517,9 @@ const translations: FunctionTable = {
   timestamp_diff: t(['date_sub'], (call, [a, b]) => `date_sub('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   datetime_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
   date_diff: t(['date_diff'], (call, [a, b]) => `date_diff('${duckPart(part(call, 2))}', ${b!.sql}, ${a!.sql})`),
-  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) => formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined)),
+  format_timestamp: t(TIME_FORMAT_EMITS, (call, [, ts, tz]) =>
+    formatTime(call, 'format_timestamp', tz ? tzConvert(ts!.sql, tz.sql) : ts!.sql, ts!.sql, tz !== undefined),
+  ),
   datetime: t(['timezone', 'make_timestamp'], (_c, args) => {
     const [x, tz] = args;
     if (args.length === 6) return `make_timestamp(${args.map((a) => `CAST(${a.sql} AS ${a === args[5] ? 'DOUBLE' : 'BIGINT'})`).join(', ')})`;
@@ -453,9 +541,16 @@ const translations: FunctionTable = {
   date_from_unix_date: t(['to_days', '+'], (_c, [n]) => `CAST(DATE '1970-01-01' + to_days(CAST(${n!.sql} AS INTEGER)) AS DATE)`),
   format_date: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_date', d!.sql, d!.sql, false)),
   format_datetime: t(TIME_FORMAT_EMITS, (call, [, d]) => formatTime(call, 'format_datetime', d!.sql, d!.sql, false)),
-  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) => parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql)),
-  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) => parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling)),
-  parse_date: t(TIME_PARSE_EMITS, (call, [, x]) => `CAST(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)} AS DATE)`),
+  parse_timestamp: t(TIME_PARSE_EMITS, (call, [, x, tz]) =>
+    parseValue(parsePlan(constantFormat(call.args, 'parse_timestamp'), 'parse_timestamp'), x!.sql, 'parse_timestamp', parseSpelling, tz?.sql),
+  ),
+  parse_datetime: t(TIME_PARSE_EMITS, (call, [, x]) =>
+    parseValue(parsePlan(constantFormat(call.args, 'parse_datetime'), 'parse_datetime'), x!.sql, 'parse_datetime', parseSpelling),
+  ),
+  parse_date: t(
+    TIME_PARSE_EMITS,
+    (call, [, x]) => `CAST(${parseValue(parsePlan(constantFormat(call.args, 'parse_date'), 'parse_date'), x!.sql, 'parse_date', parseSpelling)} AS DATE)`,
+  ),
   last_day: t(['last_day'], (_c, [d]) => `last_day(${d!.sql})`),
   unix_micros: t(['epoch_us'], (_c, [x]) => `epoch_us(${x!.sql})`),
   unix_millis: t(['epoch_ms'], (_c, [x]) => `epoch_ms(${x!.sql})`),

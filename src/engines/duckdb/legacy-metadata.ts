@@ -53,12 +53,8 @@ export async function moveLegacyMetadata(db: DuckDb, adopt: (records: MetadataSn
     const read = async (table: (typeof LEGACY_TABLES)[number], sql: string) => (present.has(table) ? rows(sql) : []);
     await adopt({
       sources: (await read('_quarry_sources', 'SELECT * FROM _quarry_sources ORDER BY created_at, name')).map(sourceFromRow),
-      tokens: (await read('_quarry_tokens', 'SELECT * FROM _quarry_tokens WHERE revoked_at IS NULL ORDER BY created_at')).map(
-        tokenFromRow,
-      ),
-      endpoints: (await read('_quarry_endpoints', 'SELECT * FROM _quarry_endpoints ORDER BY created_at, name')).map(
-        legacyEndpoint,
-      ),
+      tokens: (await read('_quarry_tokens', 'SELECT * FROM _quarry_tokens WHERE revoked_at IS NULL ORDER BY created_at')).map(tokenFromRow),
+      endpoints: (await read('_quarry_endpoints', 'SELECT * FROM _quarry_endpoints ORDER BY created_at, name')).map(legacyEndpoint),
     });
     await conn.run('BEGIN TRANSACTION');
     for (const t of found) await conn.run(`DROP TABLE ${t}`);

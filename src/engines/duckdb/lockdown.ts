@@ -36,10 +36,7 @@ export async function lockDownDuckDb(conn: DuckDBConnection, options: LockdownOp
  * Functions (and operators) a generated statement may contain: what the function table's entries
  * declare they emit, plus what the printer itself writes. Anything else in the plan is refused.
  */
-const emittedFunctions: ReadonlySet<string> = new Set([
-  ...printerEmits,
-  ...Object.values(duckDbFunctions).flatMap((t) => ('emits' in t ? t.emits : [])),
-]);
+const emittedFunctions: ReadonlySet<string> = new Set([...printerEmits, ...Object.values(duckDbFunctions).flatMap((t) => ('emits' in t ? t.emits : []))]);
 
 export interface TranslatedCheck {
   /** Physical tables the query may read. */

@@ -3,18 +3,7 @@
  * endpoint) bind as VARCHAR, as always; typed values bind with their own type, so DuckDB compares
  * and computes with them as such. Absent → NULL.
  */
-import {
-  BIGINT,
-  BOOLEAN,
-  DATE,
-  DOUBLE,
-  type DuckDBType,
-  DuckDBDateValue,
-  DuckDBTimestampValue,
-  type DuckDBValue,
-  TIMESTAMP,
-  VARCHAR,
-} from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DATE, DOUBLE, type DuckDBType, DuckDBDateValue, DuckDBTimestampValue, type DuckDBValue, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import type { ParamValue } from '../../query/port.ts';
 
 export interface BoundParams {

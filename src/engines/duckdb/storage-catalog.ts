@@ -27,9 +27,7 @@ export class DuckDbCatalogRepository implements CatalogRepository {
 
   loadAll(): Promise<SourceTable[]> {
     return this.exclusive(async () => {
-      const reader = await this.conn.runAndReadAll(
-        'SELECT source_id, source_name, table_name, schema_json FROM _quarry_schema ORDER BY source_name',
-      );
+      const reader = await this.conn.runAndReadAll('SELECT source_id, source_name, table_name, schema_json FROM _quarry_schema ORDER BY source_name');
       return reader.getRows().map(([id, name, table, json]) => ({
         id: String(id),
         name: String(name),

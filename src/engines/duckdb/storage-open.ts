@@ -18,7 +18,9 @@ export async function openDuckDbSourceStorage(db: DuckDb): Promise<DuckDbSourceS
   // Tables written before presence markers existed get them (src/storage/presence.ts), once.
   const began = Date.now();
   const added = await storage.addPresenceMarkers((records, tables) =>
-    console.error(`Adding presence markers to ${records} records in ${tables} tables written by an earlier Quarry (once; about a second per 3 million events) ...`),
+    console.error(
+      `Adding presence markers to ${records} records in ${tables} tables written by an earlier Quarry (once; about a second per 3 million events) ...`,
+    ),
   );
   if (added.length > 0) console.error(`Presence markers added in ${((Date.now() - began) / 1000).toFixed(1)} s.`);
   const sources = new SourceTables(storage, await SchemaCatalog.load(repository));

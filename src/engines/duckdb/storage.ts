@@ -42,7 +42,6 @@ import { DataVersions } from '../../storage/data-versions.ts';
 const STAGE = 'quarry_stage_events';
 const STAGE_ARRAYS = 'quarry_stage_arrays';
 
-
 /**
  * How batches of one shape (the set of top-level fields its events carry) move from the staging
  * tables into one table: INSERTs naming only those columns, so neither their preparing nor their
@@ -114,9 +113,7 @@ export class DuckDbStorage implements StorageEngine {
       // TEMP: lives in memory, per connection, never in the WAL. `tbl` says which batch of the
       // group a row belongs to, so the whole group is staged with one appender per staging table.
       await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE} (tbl INTEGER, id VARCHAR, ts BIGINT, event_message VARCHAR, fields VARCHAR, overflow VARCHAR)`);
-      await conn.run(
-        `CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`,
-      );
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`);
       conns.push(conn);
     }
     return new DuckDbStorage(conns, await db.connect());
@@ -124,9 +121,7 @@ export class DuckDbStorage implements StorageEngine {
 
   createSourceTable(table: string): Promise<void> {
     return this.exclusive(async () => {
-      await this.conn.run(
-        `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (id VARCHAR, timestamp TIMESTAMP, event_message VARCHAR)`,
-      );
+      await this.conn.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (id VARCHAR, timestamp TIMESTAMP, event_message VARCHAR)`);
     });
   }
 
@@ -215,10 +210,9 @@ export class DuckDbStorage implements StorageEngine {
   /** The table's schema as DuckDB holds it (the truth the catalogue is reconciled with). */
   describeTable(table: string): Promise<TableSchema | undefined> {
     return this.exclusive(async () => {
-      const exists = await this.conn.runAndReadAll(
-        "SELECT 1 FROM duckdb_tables() WHERE table_name = $name AND schema_name = 'main' AND NOT temporary",
-        { name: table },
-      );
+      const exists = await this.conn.runAndReadAll("SELECT 1 FROM duckdb_tables() WHERE table_name = $name AND schema_name = 'main' AND NOT temporary", {
+        name: table,
+      });
       if (exists.currentRowCount === 0) return undefined;
       const result = await this.conn.run(`SELECT * FROM ${quoteIdent(table)} LIMIT 0`);
       const names = result.columnNames();
@@ -322,7 +316,9 @@ export class DuckDbStorage implements StorageEngine {
         const types = result.columnTypes();
         result.columnNames().forEach((column, i) => {
           for (const path of unmarkedRecords(types[i] as DuckDBType, [column])) {
-            statements.push(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS ${[...path, PRESENCE_KEY].map(quoteIdent).join('.')} BOOLEAN DEFAULT true`);
+            statements.push(
+              `ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS ${[...path, PRESENCE_KEY].map(quoteIdent).join('.')} BOOLEAN DEFAULT true`,
+            );
             altered.add(table);
           }
         });
@@ -357,21 +353,21 @@ export class DuckDbStorage implements StorageEngine {
       );
       const rows = reader.getRows();
       if (rows.length === 0) return;
-      yield rows.map(([id, ts, message, json]): StoredEvent => ({
-        id: String(id),
-        timestamp: BigInt(ts as bigint),
-        event_message: message === null ? null : String(message),
-        fields: JSON.parse(String(json)) as StoredEvent['fields'],
-      }));
+      yield rows.map(
+        ([id, ts, message, json]): StoredEvent => ({
+          id: String(id),
+          timestamp: BigInt(ts as bigint),
+          event_message: message === null ? null : String(message),
+          fields: JSON.parse(String(json)) as StoredEvent['fields'],
+        }),
+      );
     }
   }
 
   countRows(tables: readonly string[]): Promise<Map<string, number>> {
     return this.exclusive(async () => {
       const counts = new Map<string, number>();
-      const existing = await this.conn.runAndReadAll(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary",
-      );
+      const existing = await this.conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary");
       const present = new Set(existing.getRows().map((r) => String(r[0])));
       const wanted = tables.filter((t) => present.has(t));
       if (wanted.length === 0) return counts;

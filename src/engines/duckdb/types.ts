@@ -60,7 +60,9 @@ export function markedExpression(expr: string, type: FieldType): string {
   const nested = Object.entries(type.fields).filter(([, t]) => t.kind === 'record');
   const marker = `${quoteIdent(PRESENCE_KEY)} := true`;
   if (nested.length === 0) return `CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_insert(${expr}, ${marker}) END`;
-  const members = Object.entries(type.fields).map(([name, t]) => `${quoteIdent(name)} := ${markedExpression(`struct_extract(${expr}, ${quoteString(name)})`, t)}`);
+  const members = Object.entries(type.fields).map(
+    ([name, t]) => `${quoteIdent(name)} := ${markedExpression(`struct_extract(${expr}, ${quoteString(name)})`, t)}`,
+  );
   return `CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${[...members, marker].join(', ')}) END`;
 }
 

@@ -70,8 +70,7 @@ export async function openEmbeddedMetadata(options: EmbeddedMetadataOptions): Pr
   const db = await openDuckDb({ path: options.path, threads: 1 });
   const conn = await db.connect();
   const enqueue = serialQueue();
-  const all = (sql: string, values?: Record<string, DuckDBValue>) =>
-    enqueue(async () => (await conn.runAndReadAll(sql, values)).getRowObjectsJS() as Row[]);
+  const all = (sql: string, values?: Record<string, DuckDBValue>) => enqueue(async () => (await conn.runAndReadAll(sql, values)).getRowObjectsJS() as Row[]);
   const run = (sql: string, values?: Record<string, DuckDBValue>) =>
     enqueue(async () => {
       await conn.run(sql, values);
@@ -129,18 +128,24 @@ export async function openEmbeddedMetadata(options: EmbeddedMetadataOptions): Pr
       switch (w.kind) {
         case 'source.insert': {
           const s = w.source;
-          return guarded(
-            'INSERT INTO _quarry_sources VALUES ($id, $name, $table, $retention, $created::TIMESTAMP, $updated::TIMESTAMP)',
-            { id: s.id, name: s.name, table: s.table, retention: s.retention_days, created: s.created_at, updated: s.updated_at },
-          );
+          return guarded('INSERT INTO _quarry_sources VALUES ($id, $name, $table, $retention, $created::TIMESTAMP, $updated::TIMESTAMP)', {
+            id: s.id,
+            name: s.name,
+            table: s.table,
+            retention: s.retention_days,
+            created: s.created_at,
+            updated: s.updated_at,
+          });
         }
         case 'source.update': {
           const s = w.source;
           try {
-            return await changed(
-              'UPDATE _quarry_sources SET name = $name, retention_days = $retention, updated_at = $updated::TIMESTAMP WHERE id = $id',
-              { id: s.id, name: s.name, retention: s.retention_days, updated: s.updated_at },
-            );
+            return await changed('UPDATE _quarry_sources SET name = $name, retention_days = $retention, updated_at = $updated::TIMESTAMP WHERE id = $id', {
+              id: s.id,
+              name: s.name,
+              retention: s.retention_days,
+              updated: s.updated_at,
+            });
           } catch (e) {
             if (isConstraintError(e)) return 'name-taken';
             throw e;

@@ -12,14 +12,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import {
-  type MetadataRecords,
-  type MetadataSnapshot,
-  type MetadataWrite,
-  type WriteOutcome,
-  endpointDocument,
-  endpointFromDocument,
-} from '../records.ts';
+import { type MetadataRecords, type MetadataSnapshot, type MetadataWrite, type WriteOutcome, endpointDocument, endpointFromDocument } from '../records.ts';
 import type { Source } from '../sources.ts';
 
 export interface PostgresMetadataOptions {
@@ -116,7 +109,12 @@ function statementOf(w: MetadataWrite): { sql: string; values: unknown[]; mustMa
     }
     case 'endpoint.update': {
       const e = w.endpoint;
-      return change('UPDATE quarry_endpoints SET name = $2, definition = $3::jsonb, updated_at = $4 WHERE id = $1', [e.id, e.name, endpointDocument(e), e.updated_at]);
+      return change('UPDATE quarry_endpoints SET name = $2, definition = $3::jsonb, updated_at = $4 WHERE id = $1', [
+        e.id,
+        e.name,
+        endpointDocument(e),
+        e.updated_at,
+      ]);
     }
     case 'endpoint.delete':
       return change('DELETE FROM quarry_endpoints WHERE id = $1', [w.id]);
@@ -299,9 +297,7 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
         const v = await c.query<{ version: string }>('SELECT version FROM quarry_metadata_version');
         const sources = await c.query('SELECT * FROM quarry_sources ORDER BY created_at, name');
         const tokens = await c.query('SELECT * FROM quarry_tokens WHERE revoked_at IS NULL ORDER BY created_at');
-        const endpoints = await c.query<{ definition: string }>(
-          'SELECT definition::text AS definition FROM quarry_endpoints ORDER BY created_at, name',
-        );
+        const endpoints = await c.query<{ definition: string }>('SELECT definition::text AS definition FROM quarry_endpoints ORDER BY created_at, name');
         await c.query('COMMIT');
         read = [v, sources, tokens, endpoints];
       } catch (e) {
@@ -368,10 +364,7 @@ export async function openPostgresMetadata(options: PostgresMetadataOptions): Pr
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`the metadata store (PostgreSQL) did not answer within ${PING_TIMEOUT_MS / 1000} s`)),
-          PING_TIMEOUT_MS,
-        );
+        timer = setTimeout(() => reject(new Error(`the metadata store (PostgreSQL) did not answer within ${PING_TIMEOUT_MS / 1000} s`)), PING_TIMEOUT_MS);
       });
       try {
         await Promise.race([

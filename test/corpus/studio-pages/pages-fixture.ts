@@ -102,18 +102,43 @@ function edge(s: EdgeSpec): Row {
 }
 
 export const edgeEvents: Row[] = [
-  edge({ at: at(50, 1), method: 'GET', path: '/rest/v1/profiles', search: '?select=*', status: 200, sb: { auth_user: USER, jwt: { ...anonKey('aBcDeF'), ...userToken(USER) } } }),
+  edge({
+    at: at(50, 1),
+    method: 'GET',
+    path: '/rest/v1/profiles',
+    search: '?select=*',
+    status: 200,
+    sb: { auth_user: USER, jwt: { ...anonKey('aBcDeF'), ...userToken(USER) } },
+  }),
   edge({ at: at(45, 2), method: 'POST', path: '/rest/v1/orders', status: 201, sb: { auth_user: USER, jwt: { ...anonKey('aBcDeF'), ...userToken(USER) } } }),
   edge({ at: at(40, 3), method: 'GET', path: '/rest/v1/todos', search: '?select=id', status: 200, sb: { jwt: anonKey('zYxWvU') } }),
   edge({ at: at(30, 4), method: 'POST', path: '/rest/v1/payments', status: 403, sb: { auth_user: USER, jwt: { ...anonKey('aBcDeF'), ...userToken(USER) } } }),
   edge({ at: at(25, 5), method: 'GET', path: '/rest/v1/todos', status: 200, sb: { jwt: serviceKey('sRvKeY') }, ua: 'node-fetch' }),
-  edge({ at: at(15, 6), method: 'GET', path: '/auth/v1/user', status: 200, sb: { auth_user: OTHER_USER, jwt: { ...anonKey('aBcDeF'), ...userToken(OTHER_USER) } } }),
+  edge({
+    at: at(15, 6),
+    method: 'GET',
+    path: '/auth/v1/user',
+    status: 200,
+    sb: { auth_user: OTHER_USER, jwt: { ...anonKey('aBcDeF'), ...userToken(OTHER_USER) } },
+  }),
   edge({ at: at(12, 7), method: 'POST', path: '/functions/v1/hello', status: 500, sb: { jwt: anonKey('aBcDeF') } }),
   // a key whose signature did not verify
   edge({ at: at(8, 8), method: 'GET', path: '/rest/v1/todos', status: 401, sb: { jwt: anonKey('bAdSiG', { invalid: true }) } }),
   // a custom JWT signed by another issuer, and an asymmetric key
-  edge({ at: at(7, 9), method: 'GET', path: '/rest/v1/todos', status: 200, sb: { jwt: { apikey: { payload: { algorithm: 'HS256', issuer: 'my-issuer', role: 'anon', signature_prefix: 'cUsToM' } } } } }),
-  edge({ at: at(6, 10), method: 'GET', path: '/rest/v1/todos', status: 200, sb: { jwt: { apikey: { payload: { algorithm: 'ES256', issuer: 'supabase', role: 'anon', signature_prefix: 'eCdSa1' } } } } }),
+  edge({
+    at: at(7, 9),
+    method: 'GET',
+    path: '/rest/v1/todos',
+    status: 200,
+    sb: { jwt: { apikey: { payload: { algorithm: 'HS256', issuer: 'my-issuer', role: 'anon', signature_prefix: 'cUsToM' } } } },
+  }),
+  edge({
+    at: at(6, 10),
+    method: 'GET',
+    path: '/rest/v1/todos',
+    status: 200,
+    sb: { jwt: { apikey: { payload: { algorithm: 'ES256', issuer: 'supabase', role: 'anon', signature_prefix: 'eCdSa1' } } } },
+  }),
   // self-hosted Kong lines: no sb at all
   edge({ at: at(4, 11), method: 'GET', path: '/rest/v1/', status: 200, ua: 'curl/8.5.0' }),
   // the error-log shape (kong_err): request defaults, a top-level severity
@@ -130,10 +155,23 @@ export const edgeEvents: Row[] = [
   },
   // Auth API errors through the gateway, some with GoTrue's error code header
   ...[44, 33, 22].map((min, i) =>
-    edge({ at: at(min, 17 + i), method: 'POST', path: '/auth/v1/token', search: '?grant_type=password', status: 400, headers: { content_type: 'application/json', x_sb_error_code: 'invalid_credentials' } }),
+    edge({
+      at: at(min, 17 + i),
+      method: 'POST',
+      path: '/auth/v1/token',
+      search: '?grant_type=password',
+      status: 400,
+      headers: { content_type: 'application/json', x_sb_error_code: 'invalid_credentials' },
+    }),
   ),
   ...[300, 26].map((min, i) =>
-    edge({ at: at(min, 20 + i), method: 'POST', path: '/auth/v1/signup', status: 422, headers: { content_type: 'application/json', x_sb_error_code: 'weak_password' } }),
+    edge({
+      at: at(min, 20 + i),
+      method: 'POST',
+      path: '/auth/v1/signup',
+      status: 422,
+      headers: { content_type: 'application/json', x_sb_error_code: 'weak_password' },
+    }),
   ),
   edge({ at: at(9, 22), method: 'GET', path: '/auth/v1/user', status: 500, headers: { content_type: 'application/json' } }),
   edge({ at: at(600, 23), method: 'GET', path: '/auth/v1/settings', status: 200, headers: { content_type: 'application/json' } }),
@@ -143,7 +181,14 @@ export const edgeEvents: Row[] = [
   edge({ at: at(200, 14), method: 'GET', path: '/rest/v1/todos', status: 200, sb: { jwt: serviceKey('oLdSrV') } }),
   edge({ at: at(30 * 60, 15), method: 'GET', path: '/rest/v1/todos', status: 200, sb: { jwt: serviceKey('sRvKeY') } }),
   // another project
-  edge({ at: at(10, 16), method: 'GET', path: '/rest/v1/profiles', status: 200, project: 'other', sb: { auth_user: USER, jwt: { ...anonKey('oThErP'), ...userToken(USER) } } }),
+  edge({
+    at: at(10, 16),
+    method: 'GET',
+    path: '/rest/v1/profiles',
+    status: 200,
+    project: 'other',
+    sb: { auth_user: USER, jwt: { ...anonKey('oThErP'), ...userToken(USER) } },
+  }),
 ];
 
 // gotrue.logs.prod (auth_logs) -------------------------------------------------------------------
@@ -173,7 +218,13 @@ const request = (method: string, path: string, status: number, extra: Row = {}):
   ...extra,
 });
 const actor = (action: string, user: string): Row => ({
-  auth_event: { action, actor_id: user, actor_username: `${user.slice(0, 4)}@example.com`, log_type: action === 'login' ? 'account' : 'user', traits: { provider: 'email' } },
+  auth_event: {
+    action,
+    actor_id: user,
+    actor_username: `${user.slice(0, 4)}@example.com`,
+    log_type: action === 'login' ? 'account' : 'user',
+    traits: { provider: 'email' },
+  },
 });
 
 export const authEvents: Row[] = [
@@ -220,7 +271,14 @@ function relay(s: RelaySpec): Row {
     deployment_id: `default_${s.fn}_3`,
     version: '3',
     execution_time_ms: s.ms,
-    request: { method: s.method, pathname: `/${s.fn.replace('fn-', '')}`, url, host: 'localhost:8000', protocol: 'http', headers: { accept: '*/*', user_agent: 'supabase-js/2.45.0' } },
+    request: {
+      method: s.method,
+      pathname: `/${s.fn.replace('fn-', '')}`,
+      url,
+      host: 'localhost:8000',
+      protocol: 'http',
+      headers: { accept: '*/*', user_agent: 'supabase-js/2.45.0' },
+    },
   };
   if (s.status !== undefined) metadata.response = { status_code: s.status, headers: { content_type: 'application/json' } };
   return { timestamp: s.at, event_message: s.message ?? `${s.method} | ${s.status} | ${url}`, metadata };
@@ -235,7 +293,14 @@ export const relayEvents: Row[] = [
   relay({ at: at(20, 6), fn: 'fn-pay', exec: 'exec-p2', method: 'POST', status: 502, ms: 1500 }),
   relay({ at: at(15, 7), fn: 'fn-pay', exec: 'exec-p3', method: 'POST', status: 201, ms: 95 }),
   // cut short by the wall clock limit: a request, no response
-  relay({ at: at(12, 8), fn: 'fn-pay', exec: 'exec-p9', method: 'POST', ms: 150_000, message: 'POST | wall clock limit reached | http://localhost:8000/functions/v1/pay' }),
+  relay({
+    at: at(12, 8),
+    fn: 'fn-pay',
+    exec: 'exec-p9',
+    method: 'POST',
+    ms: 150_000,
+    message: 'POST | wall clock limit reached | http://localhost:8000/functions/v1/pay',
+  }),
   // self-hosted console output: project_ref only
   { timestamp: at(10, 9), event_message: 'serving the request with /home/deno/functions/hello', metadata: { project_ref: 'default' } },
   { timestamp: at(9, 10), event_message: 'Listening on http://localhost:9999/', metadata: { project_ref: 'default' } },
@@ -265,7 +330,13 @@ function fnLog(when: string, fn: string, exec: string | undefined, level: string
 export const fnLogEvents: Row[] = [
   fnLog(at(50, 1, 400), 'fn-hello', 'exec-h1', 'log', 'hello from Functions!\n'),
   fnLog(at(45, 2, 400), 'fn-hello', undefined, 'info', 'booted (time: 25ms)', 'Boot'),
-  fnLog(at(30, 4, 400), 'fn-hello', 'exec-h4', 'error', "TypeError: Cannot read properties of undefined (reading 'name')\n    at Server.<anonymous> (file:///home/deno/functions/hello/index.ts:5:24)"),
+  fnLog(
+    at(30, 4, 400),
+    'fn-hello',
+    'exec-h4',
+    'error',
+    "TypeError: Cannot read properties of undefined (reading 'name')\n    at Server.<anonymous> (file:///home/deno/functions/hello/index.ts:5:24)",
+  ),
   fnLog(at(28, 5, 100), 'fn-pay', 'exec-p1', 'log', 'charging customer cus_123\n'),
   fnLog(at(28, 5, 600), 'fn-pay', 'exec-p1', 'error', 'Error: card_declined\n    at handler (file:///home/deno/functions/pay/index.ts:12:11)'),
   fnLog(at(20, 6, 700), 'fn-pay', 'exec-p2', 'error', 'Error: upstream timeout\n    at fetchWithTimeout (file:///home/deno/functions/pay/index.ts:30:9)'),
@@ -297,16 +368,41 @@ const ddl = (tag: string, user: string, query: string): Row => ({
 
 export const pgEvents: Row[] = [
   pg(at(8 * 24 * 60, 1), 'LOG', 'statement: create table public.legacy (id int)', ddl('CREATE TABLE', 'postgres', 'create table public.legacy (id int)')),
-  pg(at(2 * 24 * 60, 2), 'LOG', 'statement: create table public.todos (id bigint primary key, task text)', ddl('CREATE TABLE', 'postgres', 'create table public.todos (id bigint primary key, task text)')),
-  pg(at(24 * 60, 3), 'LOG', 'statement: alter table public.todos add column done boolean', ddl('ALTER TABLE', 'supabase_admin', 'alter table public.todos add column done boolean')),
+  pg(
+    at(2 * 24 * 60, 2),
+    'LOG',
+    'statement: create table public.todos (id bigint primary key, task text)',
+    ddl('CREATE TABLE', 'postgres', 'create table public.todos (id bigint primary key, task text)'),
+  ),
+  pg(
+    at(24 * 60, 3),
+    'LOG',
+    'statement: alter table public.todos add column done boolean',
+    ddl('ALTER TABLE', 'supabase_admin', 'alter table public.todos add column done boolean'),
+  ),
   pg(at(180, 4), 'LOG', 'statement: drop view public.todo_stats', ddl('DROP VIEW', 'postgres', 'drop view public.todo_stats')),
-  pg(at(40, 5), 'LOG', 'statement: create function public.hello() returns text language sql as $$ select 1 $$', ddl('CREATE FUNCTION', 'postgres', 'create function public.hello()')),
-  pg(at(30, 6), 'ERROR', 'relation "public.missing" does not exist at character 15', { command_tag: 'SELECT', user_name: 'authenticator', sql_state_code: '42P01', query: 'select * from public.missing' }),
+  pg(
+    at(40, 5),
+    'LOG',
+    'statement: create function public.hello() returns text language sql as $$ select 1 $$',
+    ddl('CREATE FUNCTION', 'postgres', 'create function public.hello()'),
+  ),
+  pg(at(30, 6), 'ERROR', 'relation "public.missing" does not exist at character 15', {
+    command_tag: 'SELECT',
+    user_name: 'authenticator',
+    sql_state_code: '42P01',
+    query: 'select * from public.missing',
+  }),
   // the self-hosted shape: parsed carries only timestamp and error_severity
   pg(at(20, 7), 'LOG', 'checkpoint starting: time'),
   pg(at(15, 8), 'FATAL', 'password authentication failed for user "app"', { command_tag: 'authentication', user_name: 'app' }),
   pg(at(10, 9), 'WARNING', 'there is no transaction in progress', { command_tag: 'COMMIT', user_name: 'postgres' }),
-  pg(at(5, 10), 'LOG', 'statement: create materialized view public.todo_counts as select count(*) from public.todos', ddl('CREATE MATERIALIZED VIEW', 'postgres', 'create materialized view public.todo_counts')),
+  pg(
+    at(5, 10),
+    'LOG',
+    'statement: create materialized view public.todo_counts as select count(*) from public.todos',
+    ddl('CREATE MATERIALIZED VIEW', 'postgres', 'create materialized view public.todo_counts'),
+  ),
   pg(at(3, 11), 'LOG', 'statement: create table public.other (id int)', ddl('CREATE TABLE', 'postgres', 'create table public.other (id int)'), 'other'),
 ];
 
@@ -355,8 +451,18 @@ export const storageEvents: Row[] = [
 ];
 
 export const pgbouncerEvents: Row[] = [
-  { timestamp: at(33, 50), project: 'default', event_message: 'LOG stats: 0 xacts/s, 0 queries/s, in 0 B/s, out 0 B/s', metadata: { host: 'pgbouncer-default' } },
-  { timestamp: at(3, 51), project: 'default', event_message: 'LOG C-0x55d: postgres/app@172.18.0.1:5432 login attempt: db=postgres user=app tls=no', metadata: { host: 'pgbouncer-default' } },
+  {
+    timestamp: at(33, 50),
+    project: 'default',
+    event_message: 'LOG stats: 0 xacts/s, 0 queries/s, in 0 B/s, out 0 B/s',
+    metadata: { host: 'pgbouncer-default' },
+  },
+  {
+    timestamp: at(3, 51),
+    project: 'default',
+    event_message: 'LOG C-0x55d: postgres/app@172.18.0.1:5432 login attempt: db=postgres user=app tls=no',
+    metadata: { host: 'pgbouncer-default' },
+  },
 ];
 
 export const pagesFixture: Fixture = {

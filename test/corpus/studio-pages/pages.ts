@@ -225,7 +225,9 @@ function authRow(e: Row, withError: boolean): Row {
   return row;
 }
 
-const authPreviewSql = (where: string) => `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
+const authPreviewSql = (
+  where: string,
+) => `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
   cross join unnest(metadata) as metadata
   ${where}
   order by timestamp desc
@@ -637,9 +639,7 @@ limit 50`,
     from: { path: USAGE, commit: '0a83958295e31bed1d56002ec6202f528d8a6f67' },
     sql: chartSql('function_edge_logs', fnEdgeJoins, 'response.status_code >= 500', 'response.status_code >= 400 AND response.status_code < 500'),
     params: lastHour,
-    expect: chart(relay(lastHour).filter(withRequestAndResponse), 'minute', CHART_KEYS, (e) =>
-      severity(status(e) >= 500, status(e) >= 400 && status(e) < 500),
-    ),
+    expect: chart(relay(lastHour).filter(withRequestAndResponse), 'minute', CHART_KEYS, (e) => severity(status(e) >= 500, status(e) >= 400 && status(e) < 500)),
   },
   {
     name: 'project home: database chart by minute',

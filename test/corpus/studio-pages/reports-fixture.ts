@@ -113,7 +113,14 @@ export const edgeEvents: Row[] = [
   cf('11:05:00', 'GET', '/storage/v1/object/public/avatars/b.png', 200, { origin: 250, respLen: '120000', cache: 'MISS' }),
   cf('11:10:00', 'GET', '/storage/v1/object/sign/docs/c.pdf', 200, { search: '?token=abc', origin: 300, respLen: '90000', cache: 'MISS' }),
   cf('11:20:00', 'POST', '/auth/v1/token', 400, { search: '?grant_type=password', origin: 80, reqLen: '64', respLen: '90', errorCode: 'invalid_credentials' }),
-  cf('11:25:00', 'POST', '/auth/v1/token', 400, { search: '?grant_type=password', origin: 90, reqLen: '64', respLen: '90', errorCode: 'invalid_credentials', country: 'DE' }),
+  cf('11:25:00', 'POST', '/auth/v1/token', 400, {
+    search: '?grant_type=password',
+    origin: 90,
+    reqLen: '64',
+    respLen: '90',
+    errorCode: 'invalid_credentials',
+    country: 'DE',
+  }),
   kong('11:30:00', 'POST', '/auth/v1/signup', 422),
   {
     // Kong error-log line (vector.yml `kong_err`): defaults GET/200, host and client from the line.
@@ -170,7 +177,17 @@ function meteredLogin(hms: string, user: string, loginMethod: string, provider: 
 /** A "request completed" line; `auditAction` adds the `auth_event` GoTrue attaches. */
 function completed(
   hms: string,
-  o: { method: string; path: string; status: number; duration: number; grant?: string; auditAction?: string; actor?: string; provider?: string; error?: string },
+  o: {
+    method: string;
+    path: string;
+    status: number;
+    duration: number;
+    grant?: string;
+    auditAction?: string;
+    actor?: string;
+    provider?: string;
+    error?: string;
+  },
 ): Row {
   const line: Record<string, unknown> = {
     component: 'api',
@@ -201,17 +218,49 @@ function completed(
 
 export const authEvents: Row[] = [
   // outside the window / other project
-  gotrue('08:00:00', { component: 'api', level: 'info', msg: 'request completed', path: '/signup', status: 200, duration: 70000000, auth_event: { action: 'user_signedup', actor_id: 'u0', actor_username: 'u0@example.com', actor_via_sso: false, log_type: 'team', traits: { provider: 'email' } } }),
+  gotrue('08:00:00', {
+    component: 'api',
+    level: 'info',
+    msg: 'request completed',
+    path: '/signup',
+    status: 200,
+    duration: 70000000,
+    auth_event: {
+      action: 'user_signedup',
+      actor_id: 'u0',
+      actor_username: 'u0@example.com',
+      actor_via_sso: false,
+      log_type: 'team',
+      traits: { provider: 'email' },
+    },
+  }),
   meteredLogin('09:00:00', 'u9', 'password', 'email'),
   meteredLogin('11:00:00', 'u8', 'password', 'email', 'other'),
   // hour 10
   meteredLogin('10:02:00', 'u1', 'password', 'email'),
   completed('10:02:00.120', { method: 'POST', path: '/token', status: 200, duration: 50000000, grant: 'password', auditAction: 'login', actor: 'u1' }),
   completed('10:10:00', { method: 'POST', path: '/signup', status: 200, duration: 80000000, auditAction: 'user_signedup', actor: 'u2' }),
-  completed('10:30:00', { method: 'POST', path: '/token', status: 200, duration: 10000000, grant: 'refresh_token', auditAction: 'token_refreshed', actor: 'u1' }),
+  completed('10:30:00', {
+    method: 'POST',
+    path: '/token',
+    status: 200,
+    duration: 10000000,
+    grant: 'refresh_token',
+    auditAction: 'token_refreshed',
+    actor: 'u1',
+  }),
   // hour 11
   meteredLogin('11:05:00', 'u3', 'pkce', 'github'),
-  completed('11:05:00.200', { method: 'POST', path: '/token', status: 200, duration: 62500000, grant: 'pkce', auditAction: 'login', actor: 'u3', provider: 'github' }),
+  completed('11:05:00.200', {
+    method: 'POST',
+    path: '/token',
+    status: 200,
+    duration: 62500000,
+    grant: 'pkce',
+    auditAction: 'login',
+    actor: 'u3',
+    provider: 'github',
+  }),
   completed('11:20:00', { method: 'POST', path: '/recover', status: 200, duration: 30000000, auditAction: 'user_recovery_requested', actor: 'u2' }),
   completed('11:50:00', { method: 'GET', path: '/callback', status: 302, duration: 90000000, auditAction: 'user_signedup', actor: 'u4', provider: 'github' }),
   // hour 12
@@ -221,7 +270,16 @@ export const authEvents: Row[] = [
   meteredLogin('12:30:00', 'u1', 'password', 'email'),
   completed('12:30:00.100', { method: 'POST', path: '/token', status: 200, duration: 50000000, grant: 'password', auditAction: 'login', actor: 'u1' }),
   meteredLogin('12:35:00', 'u4', 'pkce', 'github'),
-  completed('12:35:00.100', { method: 'POST', path: '/token', status: 200, duration: 50000000, grant: 'pkce', auditAction: 'login', actor: 'u4', provider: 'github' }),
+  completed('12:35:00.100', {
+    method: 'POST',
+    path: '/token',
+    status: 200,
+    duration: 50000000,
+    grant: 'pkce',
+    auditAction: 'login',
+    actor: 'u4',
+    provider: 'github',
+  }),
   completed('12:40:00', { method: 'POST', path: '/token', status: 400, duration: 50000000, grant: 'password', error: 'invalid_credentials' }),
   gotrue('12:50:00', { component: 'api', level: 'info', msg: 'GoTrue API started on: 0.0.0.0:9999' }),
   // exactly at the upper bound (included by logs.all)

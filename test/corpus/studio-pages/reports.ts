@@ -162,8 +162,7 @@ const fnAll: FnRow[] = relayEvents
     const res = rec(m.response);
     return { ts: us(e.timestamp as string), m, req: rec(m.request), res, h: rec(res?.headers) };
   });
-const fnJoin = (o: { req?: boolean; res?: boolean; h?: boolean }): FnRow[] =>
-  fnAll.filter((r) => (!o.req || r.req) && (!o.res || r.res) && (!o.h || r.h));
+const fnJoin = (o: { req?: boolean; res?: boolean; h?: boolean }): FnRow[] => fnAll.filter((r) => (!o.req || r.req) && (!o.res || r.res) && (!o.h || r.h));
 
 // ---------------------------------------------------------------------------------------------
 // API report (Reports.constants.ts) and the shared API report (SharedAPIReport.constants.ts)
@@ -422,9 +421,7 @@ const sharedAuth = apiCases(
 
 const HIT = ['HIT', 'STALE', 'REVALIDATED', 'UPDATING'];
 const MISS = ['MISS', 'NONE/UNKNOWN', 'EXPIRED', 'BYPASS', 'DYNAMIC'];
-const storageGets = edgeJoin({ resHeaders: true }).filter(
-  (r) => (str(r.req.path) ?? '').startsWith('/storage/v1/object') && r.req.method === 'GET',
-);
+const storageGets = edgeJoin({ resHeaders: true }).filter((r) => (str(r.req.path) ?? '').startsWith('/storage/v1/object') && r.req.method === 'GET');
 const cacheStatus = (r: EdgeRow) => str(r.resHeaders?.cf_cache_status) ?? '';
 
 const storageCases: PageCase[] = [
@@ -498,8 +495,7 @@ const dur = (a: AuthRow): number | null => {
   const v = jv(a.line, 'duration');
   return v === null ? null : Number(v);
 };
-const byBucket = (rows: AuthRow[], unit: Unit, extra: (a: AuthRow) => unknown[] = () => []) =>
-  groupBy(rows, (a) => [trunc(a.ts, unit), ...extra(a)]);
+const byBucket = (rows: AuthRow[], unit: Unit, extra: (a: AuthRow) => unknown[] = () => []) => groupBy(rows, (a) => [trunc(a.ts, unit), ...extra(a)]);
 /**
  * approx_quantiles(x, 100)[offset(i)]. The fixture's groups are built so that every exact rank
  * rule (nearest rank, floor or rounded interpolation index) picks the same value; this checks it.
@@ -557,9 +553,7 @@ function percentileTimes(rows: AuthRow[], unit: Unit, prefix: string, ps: number
 
 // edge_logs rows of the auth error charts
 const authErrorsOld = edgeJoin({}).filter((r) => (str(r.req.path) ?? '').includes('/auth') && status(r) >= 400 && status(r) <= 599);
-const authErrorsV2 = edgeJoin({ resHeaders: true }).filter(
-  (r) => (str(r.req.path) ?? '').includes('auth/v1') && status(r) >= 400 && status(r) <= 599,
-);
+const authErrorsV2 = edgeJoin({ resHeaders: true }).filter((r) => (str(r.req.path) ?? '').includes('auth/v1') && status(r) >= 400 && status(r) <= 599);
 const errorsBy = (rows: EdgeRow[], unit: Unit, col: string, value: (r: EdgeRow) => unknown): Row[] =>
   groupBy(rows, (r) => [trunc(r.ts, unit), value(r)]).map(([k, g]) => ({ timestamp: k[0], count: g.length, [col]: k[1] }));
 
@@ -694,11 +688,20 @@ const oldAuthCases: PageCase[] = [
     from: C.authOld,
     sql: oldAuthSql.ActiveUsers('hour'),
     params,
-    expect: byBucket(authAll.filter((a) => ACTIVE.includes(jv(a.line, 'auth_event.action') ?? '')), 'hour')
+    expect: byBucket(
+      authAll.filter((a) => ACTIVE.includes(jv(a.line, 'auth_event.action') ?? '')),
+      'hour',
+    )
       .map(([[t], g]) => ({ timestamp: t, count: activeUsers(g) }))
       .sort(desc('timestamp')),
   },
-  { name: 'Auth report (per panel, old): sign-in attempts per hour', from: C.authOld, sql: oldAuthSql.SignInAttempts('hour'), params, expect: signInAttempts('hour') },
+  {
+    name: 'Auth report (per panel, old): sign-in attempts per hour',
+    from: C.authOld,
+    sql: oldAuthSql.SignInAttempts('hour'),
+    params,
+    expect: signInAttempts('hour'),
+  },
   {
     name: 'Auth report (per panel, old): password reset requests per hour',
     from: C.authOld,
@@ -903,7 +906,13 @@ const v2AuthCases: PageCase[] = [
     params,
     expect: [],
   },
-  { name: 'Auth report v2 (per panel): sign-in attempts per hour', from: C.authV2, sql: v2AuthSql.SignInAttempts('hour'), params, expect: signInAttempts('hour') },
+  {
+    name: 'Auth report v2 (per panel): sign-in attempts per hour',
+    from: C.authV2,
+    sql: v2AuthSql.SignInAttempts('hour'),
+    params,
+    expect: signInAttempts('hour'),
+  },
   {
     name: 'Auth report v2 (per panel): sign-in attempts per day, provider filter email',
     from: C.authV2,
@@ -1176,9 +1185,20 @@ function usageAll(rows: AuthRow[], unit: Unit, byProvider: boolean): Row[] {
   const out: Row[] = [];
   const pv = (g: AuthRow[]) => (byProvider ? provider(g[0]!) : null);
   for (const [[t], g] of groupBy(rows, (a) => [trunc(a.ts, unit), ...(byProvider ? [provider(a)] : [])])) {
-    const ids = new Set(g.filter((a) => ACTIVE.includes(action(a) ?? '')).map(actor).filter((x) => x !== null));
+    const ids = new Set(
+      g
+        .filter((a) => ACTIVE.includes(action(a) ?? ''))
+        .map(actor)
+        .filter((x) => x !== null),
+    );
     out.push({ timestamp: t, metric: 'ActiveUsers', count: ids.size, provider: pv(g), login_type_provider: null });
-    out.push({ timestamp: t, metric: 'TotalSignUps', count: g.filter((a) => action(a) === 'user_signedup').length, provider: pv(g), login_type_provider: null });
+    out.push({
+      timestamp: t,
+      metric: 'TotalSignUps',
+      count: g.filter((a) => action(a) === 'user_signedup').length,
+      provider: pv(g),
+      login_type_provider: null,
+    });
     out.push({
       timestamp: t,
       metric: 'PasswordResetRequests',
@@ -1205,14 +1225,16 @@ function usageAll(rows: AuthRow[], unit: Unit, byProvider: boolean): Row[] {
 }
 
 function latencyAll(unit: Unit): Row[] {
-  const metric = (a: AuthRow) =>
-    ({ login: 'SignInLatency', user_signedup: 'SignUpLatency', user_signed_up: 'SignUpLatency' })[action(a) ?? ''] ?? null;
+  const metric = (a: AuthRow) => ({ login: 'SignInLatency', user_signedup: 'SignUpLatency', user_signed_up: 'SignUpLatency' })[action(a) ?? ''] ?? null;
   return groupBy(
     scanBase.filter((a) => metric(a) !== null),
     (a) => [trunc(a.ts, unit), metric(a)],
   )
     .map(([k, g]) => {
-      const l = g.map(dur).filter((x): x is number => x !== null).map((ns) => ns / 1000000.0);
+      const l = g
+        .map(dur)
+        .filter((x): x is number => x !== null)
+        .map((ns) => ns / 1000000.0);
       return {
         timestamp: k[0],
         metric: k[1],

@@ -99,7 +99,13 @@ function cte(source: string, w: Window): Row[] {
 }
 
 const httpLevel = (code: number | null) =>
-  code !== null && code >= 200 && code <= 299 ? 'success' : code !== null && code >= 400 && code <= 499 ? 'warning' : code !== null && code >= 500 ? 'error' : 'success';
+  code !== null && code >= 200 && code <= 299
+    ? 'success'
+    : code !== null && code >= 400 && code <= 499
+      ? 'warning'
+      : code !== null && code >= 500
+        ? 'error'
+        : 'success';
 
 const pgLevel = (severity: string | null) =>
   severity === 'LOG' ? 'success' : severity === 'WARNING' ? 'warning' : severity === 'FATAL' || severity === 'ERROR' ? 'error' : null;
@@ -253,12 +259,10 @@ function authRows(w: Window, variant: 'bq' | 'old'): U[] {
 // ---------------------------------------------------------------------------------------------
 // relational helpers over expected rows
 
-const cmpDescNullsLast = (a: string | number | null, b: string | number | null) =>
-  a === b ? 0 : a === null ? 1 : b === null ? -1 : a > b ? -1 : 1;
+const cmpDescNullsLast = (a: string | number | null, b: string | number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a > b ? -1 : 1);
 
 /** ORDER BY timestamp DESC, id DESC LIMIT 50 */
-const page = (rows: U[]) =>
-  [...rows].sort((a, b) => cmpDescNullsLast(a.timestamp, b.timestamp) || cmpDescNullsLast(a.id, b.id)).slice(0, 50);
+const page = (rows: U[]) => [...rows].sort((a, b) => cmpDescNullsLast(a.timestamp, b.timestamp) || cmpDescNullsLast(a.id, b.id)).slice(0, 50);
 
 const bqOut = (r: U): Row => ({ ...r });
 const oldOut = (r: U): Row => {
@@ -712,7 +716,12 @@ function bqCountExpect(w: Window, filter: readonly string[]): Row[] {
     { dimension: 'total', value: 'all', count: byType.length },
     ...ALL_TYPES.map((t) => ({ dimension: 'log_type', value: t, count: countType(t) })),
     ...['success', 'warning', 'error'].map((l) => ({ dimension: 'level', value: l, count: countLevel(l) })),
-    ...(['method', 'status', 'pathname'] as const).flatMap((f) => facet(all.filter((r) => bqMatches(r, filter, f)), f)),
+    ...(['method', 'status', 'pathname'] as const).flatMap((f) =>
+      facet(
+        all.filter((r) => bqMatches(r, filter, f)),
+        f,
+      ),
+    ),
   ];
 }
 
@@ -1590,7 +1599,12 @@ export const unifiedCases: PageCase[] = [
     unordered: true,
   },
   bqChart('bq chart: one hour, MINUTE buckets', [], W, 'MINUTE'),
-  bqChart('bq chart: 13 hours, HOUR buckets, log_type <> postgres (auth rows without an edge match bucket as NULL)', ['log_type:neq:postgres'], { start: HOUR_START, end: END }, 'HOUR'),
+  bqChart(
+    'bq chart: 13 hours, HOUR buckets, log_type <> postgres (auth rows without an edge match bucket as NULL)',
+    ['log_type:neq:postgres'],
+    { start: HOUR_START, end: END },
+    'HOUR',
+  ),
   bqChart('bq chart: three days, DAY buckets, level = success', ['level:eq:success'], { start: DAY_START, end: END }, 'DAY'),
 
   // --- UnifiedLogs.queries.ts @ ec8927ec -------------------------------------------------------

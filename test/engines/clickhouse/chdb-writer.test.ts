@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { releaseScratchFolder, scratchFolder } from '../../../src/engines/clickhouse/chdb-writer.ts';
 
-test('a start-up removes crashed processes\' scratch folders and keeps those in use', async () => {
+test("a start-up removes crashed processes' scratch folders and keeps those in use", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'quarry-scratch-'));
   try {
     const parent = path.join(dir, 'quarry-insert-scratch');

@@ -121,8 +121,14 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
       'DROP TABLE IF EXISTS `quarry`.`src_edge` ON CLUSTER `quarry_cluster` SYNC',
       'DROP TABLE IF EXISTS `quarry`.`src_edge_local` ON CLUSTER `quarry_cluster` SYNC',
     ]);
-    assert.equal(ddl.dropPartition(cluster, 'src_edge', '20261101'), "ALTER TABLE `quarry`.`src_edge_local` ON CLUSTER `quarry_cluster` DROP PARTITION ID '20261101'");
-    assert.match(ddl.deleteBefore(cluster, 'src_edge', 5n), /^DELETE FROM `quarry`\.`src_edge_local` ON CLUSTER `quarry_cluster` WHERE timestamp < fromUnixTimestamp64Micro\(toInt64\(5\), 'UTC'\)$/);
+    assert.equal(
+      ddl.dropPartition(cluster, 'src_edge', '20261101'),
+      "ALTER TABLE `quarry`.`src_edge_local` ON CLUSTER `quarry_cluster` DROP PARTITION ID '20261101'",
+    );
+    assert.match(
+      ddl.deleteBefore(cluster, 'src_edge', 5n),
+      /^DELETE FROM `quarry`\.`src_edge_local` ON CLUSTER `quarry_cluster` WHERE timestamp < fromUnixTimestamp64Micro\(toInt64\(5\), 'UTC'\)$/,
+    );
     assert.match(ddl.partitionsBefore(cluster, 'src_edge', 5n), /FROM clusterAllReplicas\('quarry_cluster', system\.parts\).*table = 'src_edge_local'/);
     assert.throws(() => ddl.dropPartition(cluster, 'src_edge', "1' OR 1"), /not a day partition/);
   });
@@ -143,7 +149,10 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
     for (const s of [...ddl.createSourceTable(single, 'src_edge', 'cloudflare.logs.prod'), ...ddl.createSourceTable(single, 'src_rt', 'realtime.logs.prod')]) {
       await conn.client.command({ query: s });
     }
-    const keys = await conn.client.query({ query: "SELECT name, sorting_key FROM system.tables WHERE database = 'quarry' AND name IN ('src_edge', 'src_rt') ORDER BY name", format: 'JSONEachRow' });
+    const keys = await conn.client.query({
+      query: "SELECT name, sorting_key FROM system.tables WHERE database = 'quarry' AND name IN ('src_edge', 'src_rt') ORDER BY name",
+      format: 'JSONEachRow',
+    });
     assert.deepEqual(await keys.json(), [
       { name: 'src_edge', sorting_key: "CAST(fields.project, 'Nullable(String)'), timestamp" },
       { name: 'src_rt', sorting_key: "CAST(fields.metadata.project, 'Nullable(String)'), timestamp" },
@@ -176,7 +185,11 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
       },
       async query(p: { query: string }) {
         sent.push({ kind: 'query', query: p.query });
-        const rows = p.query.includes('count()') ? [{ n: '7' }] : p.query.includes('partition_id') ? [{ partition_id: '20261101' }, { partition_id: 'all' }] : [];
+        const rows = p.query.includes('count()')
+          ? [{ n: '7' }]
+          : p.query.includes('partition_id')
+            ? [{ partition_id: '20261101' }, { partition_id: 'all' }]
+            : [];
         return { json: async () => rows };
       },
       async exec(p: { query: string; values: Readable; clickhouse_settings: Record<string, unknown> }) {
@@ -204,7 +217,9 @@ describe('ClickHouse DDL', { skip: !engines.includes('clickhouse') }, () => {
       ],
     );
     sent.length = 0;
-    const schema = { columns: { id: { kind: 'scalar', type: 'string' }, timestamp: { kind: 'scalar', type: 'timestamp' }, event_message: { kind: 'scalar', type: 'string' } } } as never;
+    const schema = {
+      columns: { id: { kind: 'scalar', type: 'string' }, timestamp: { kind: 'scalar', type: 'timestamp' }, event_message: { kind: 'scalar', type: 'string' } },
+    } as never;
     await storage.append([{ table: 'src_edge', schema, events: [{ id: 'a', timestamp: 1n, event_message: null, fields: {} }] }]);
     assert.equal(sent.length, 1);
     assert.equal(sent[0]!.query, 'INSERT INTO `quarry`.`src_edge` FORMAT JSONEachRow');

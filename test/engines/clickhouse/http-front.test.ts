@@ -61,7 +61,10 @@ describe('the ClickHouse HTTP front over chDB', { skip: !engines.includes('click
     const wrong = createClient({ url: front.url, username: 'u', password: 'nope', log: { level: ClickHouseLogLevel.OFF } });
     const right = createClient({ url: front.url, username: 'u', password: 'p', log: { level: ClickHouseLogLevel.OFF } });
     try {
-      await assert.rejects(wrong.query({ query: 'SELECT 1', format: 'JSONEachRow' }), (e: unknown) => (e as { type?: string }).type === 'AUTHENTICATION_FAILED');
+      await assert.rejects(
+        wrong.query({ query: 'SELECT 1', format: 'JSONEachRow' }),
+        (e: unknown) => (e as { type?: string }).type === 'AUTHENTICATION_FAILED',
+      );
       assert.deepEqual(await (await right.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json(), [{ one: 1 }]);
     } finally {
       await wrong.close();

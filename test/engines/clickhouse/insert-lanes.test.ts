@@ -85,7 +85,12 @@ describe('insert lanes', () => {
     const lanes = new InsertLanes(r.insert);
     const first = lanes.add('t', T('a\n'));
     await tick();
-    const rest = [lanes.add('t', T('b\n', 'RowBinary')), lanes.add('t', T('c\n', 'RowBinary')), lanes.add('t', T('d\n')), lanes.add('t', T('e\n', 'RowBinary'))];
+    const rest = [
+      lanes.add('t', T('b\n', 'RowBinary')),
+      lanes.add('t', T('c\n', 'RowBinary')),
+      lanes.add('t', T('d\n')),
+      lanes.add('t', T('e\n', 'RowBinary')),
+    ];
     for (let i = 0; i < 4; i++) {
       r.calls[i]?.finish();
       await tick();
@@ -178,7 +183,12 @@ describe('the ingest pipeline on ClickHouse (chDB)', { skip: !engines.includes('
       most = 0;
       let id = 0;
       await Promise.all(
-        Array.from({ length: 12 }, (_, r) => ingest.ingest(sources[r % 3] as { id: string; name: string }, Array.from({ length: 7 }, () => ({ ...edgeEvent(id), id: `e${id++}` })))),
+        Array.from({ length: 12 }, (_, r) =>
+          ingest.ingest(
+            sources[r % 3] as { id: string; name: string },
+            Array.from({ length: 7 }, () => ({ ...edgeEvent(id), id: `e${id++}` })),
+          ),
+        ),
       );
       assert.deepEqual(sizes, Array(12).fill(7), 'one request per append');
       assert.ok(most >= 2, `appends overlapped (at most ${most} at once)`);

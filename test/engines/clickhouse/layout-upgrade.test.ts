@@ -30,7 +30,8 @@ const events = (from: number, n: number) =>
     };
   });
 
-const query = 'select id, event_message, response.status_code from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as response order by id';
+const query =
+  'select id, event_message, response.status_code from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as response order by id';
 
 async function sortingKeys(chdbDir: string): Promise<Record<string, string>> {
   const conn = await connectClickHouse({ chdbPath: chdbDir, database: 'quarry' });
@@ -94,7 +95,9 @@ test('a table of the first layout opens, answers, takes events and keeps its lay
           .sort(),
       );
       // A new Supabase source still gets the project key.
-      const pg = await call(s, 'POST', '/api/logs?source_name=postgres.logs', { body: [{ event_message: 'x', project: 'p', metadata: { parsed: { error_severity: 'LOG' } } }] });
+      const pg = await call(s, 'POST', '/api/logs?source_name=postgres.logs', {
+        body: [{ event_message: 'x', project: 'p', metadata: { parsed: { error_severity: 'LOG' } } }],
+      });
       assert.equal(pg.status, 200, pg.text);
     } finally {
       await s.stop();
@@ -109,4 +112,3 @@ test('a table of the first layout opens, answers, takes events and keeps its lay
     await rm(dir, { recursive: true, force: true });
   }
 });
-

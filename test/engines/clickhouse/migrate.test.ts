@@ -13,8 +13,8 @@ import { engineEnv, engines } from '../../support/engines.ts';
 import { PRIVATE_TOKEN, startTestServer, tempDataDir } from '../../support/server.ts';
 
 const queries = [
-  "select id, event_message, timestamp, metadata from edge_logs order by timestamp desc, id",
-  "select r.method, count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r group by r.method order by r.method",
+  'select id, event_message, timestamp, metadata from edge_logs order by timestamp desc, id',
+  'select r.method, count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r group by r.method order by r.method',
   'select id, t from edge_logs cross join unnest(metadata) as m cross join unnest(m.tags) as t order by id, t',
 ];
 

@@ -98,7 +98,9 @@ for (const engine of engines) {
       done = true;
       await probe;
       const grew = peakMiB() - base;
-      t.diagnostic(`${engine}: ${r.status} in ${Math.round(ms)} ms, peak RSS +${Math.round(grew)} MiB${reset ? '' : ' (peak not reset)'}, /health waited at most ${Math.round(slowest)} ms`);
+      t.diagnostic(
+        `${engine}: ${r.status} in ${Math.round(ms)} ms, peak RSS +${Math.round(grew)} MiB${reset ? '' : ' (peak not reset)'}, /health waited at most ${Math.round(slowest)} ms`,
+      );
       assert.equal(r.status, 400);
       assert.equal(body.error?.code, 'RESULT_TOO_LARGE');
       // The whole result is 252 MB; what is held is the cap plus one block of the engine's result.

@@ -78,10 +78,7 @@ describe('cutting fields out of the received text', () => {
     const event: StoredEvent = { id: 'w', timestamp: 1_000_000n, event_message: null, fields: {}, raw: prepared.raw };
     const schema = { columns: { big: { kind: 'scalar', type: 'float' }, x: { kind: 'scalar', type: 'int' } } } as never;
     // JavaScript's serialisation writes the rounded number with an exponent, which ClickHouse reads.
-    assert.equal(
-      rowsText([event], schema),
-      '{"id":"w","timestamp":"1.000000","event_message":null,"fields":{"big":1.2345678901234568e+29,"x":1}}\n',
-    );
+    assert.equal(rowsText([event], schema), '{"id":"w","timestamp":"1.000000","event_message":null,"fields":{"big":1.2345678901234568e+29,"x":1}}\n');
   });
 });
 

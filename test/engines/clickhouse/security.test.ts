@@ -108,7 +108,12 @@ for (const engine of engines.filter((e) => e === 'clickhouse')) {
     });
 
     test('an allowed query passes the check', async () => {
-      const prepared = prepareEndpointQuery({ saved: logsAllSql, caller: { sql: 'select count(*) as n from edge_logs' }, catalog: t.catalog, sandboxable: true });
+      const prepared = prepareEndpointQuery({
+        saved: logsAllSql,
+        caller: { sql: 'select count(*) as n from edge_logs' },
+        catalog: t.catalog,
+        sandboxable: true,
+      });
       const r = await t.query.run(prepared, { project: 'default' }, { timeoutMs: 5000, maxRows: 10 });
       assert.deepEqual(r.rows, [{ n: 7 }]);
       assert.equal(treeProblem('SelectWithUnionQuery (children 1)', allowed), undefined);
@@ -130,4 +135,3 @@ for (const engine of engines.filter((e) => e === 'clickhouse')) {
     });
   });
 }
-

@@ -11,8 +11,14 @@ test('QUARRY_ENGINE and CLICKHOUSE_URL are checked', () => {
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse' }), /needs CLICKHOUSE_URL/);
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'ftp://x' }), /must start with http/);
   assert.throws(() => loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', CLICKHOUSE_DATABASE: 'a;b' }), /CLICKHOUSE_DATABASE/);
-  assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', DATA_DIR: '/d' }).engine.folders.map((f) => f.path), ['/d/clickhouse']);
-  assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:///var/ch', DATA_DIR: '/d' }).engine.folders.map((f) => f.path), ['/var/ch']);
+  assert.deepEqual(
+    loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:', DATA_DIR: '/d' }).engine.folders.map((f) => f.path),
+    ['/d/clickhouse'],
+  );
+  assert.deepEqual(
+    loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'chdb:///var/ch', DATA_DIR: '/d' }).engine.folders.map((f) => f.path),
+    ['/var/ch'],
+  );
   assert.deepEqual(loadConfig({ QUARRY_ENGINE: 'clickhouse', CLICKHOUSE_URL: 'http://ch:8123', DATA_DIR: '/d' }).engine.folders, []);
   assert.equal(loadConfig({}).engine.name, 'duckdb');
 });

@@ -66,7 +66,7 @@ for (const pushdown of ['on', 'off'] as const) {
       });
     }
 
-    test('an error from the caller\'s own rows is still an error, and quotes no value', async () => {
+    test("an error from the caller's own rows is still an error, and quotes no value", async () => {
       await assert.rejects(
         run("select cast(concat(r.method, 'x') as int64) as n from edge_logs t cross join unnest(t.metadata) m cross join unnest(m.request) r"),
         (e: unknown) => isQuarryError(e) && e.code === 'INVALID_QUERY' && !/\dx|b-secret/.test(e.message),

@@ -44,7 +44,10 @@ describe('generated SQL', () => {
 
   test('UNNEST of a list is a select-list unnest in a derived table, never a lateral join', () => {
     const g = gen('select c.host from storage_logs cross join unnest(metadata) as m cross join unnest(m.context) as c');
-    assert.match(g.sql, /\(SELECT "storage_logs"\.\*, unnest\("storage_logs"\."metadata"\."context"\) AS "__u\d+" FROM "storage_logs" AS "storage_logs"\) AS "storage_logs"/);
+    assert.match(
+      g.sql,
+      /\(SELECT "storage_logs"\.\*, unnest\("storage_logs"\."metadata"\."context"\) AS "__u\d+" FROM "storage_logs" AS "storage_logs"\) AS "storage_logs"/,
+    );
     assert.doesNotMatch(g.sql, /JOIN\s+unnest|JOIN\s+\(SELECT unnest/i);
   });
 
@@ -60,7 +63,10 @@ describe('generated SQL', () => {
 
   test('the newest-first top-n is found on the narrow columns first, then read by rowid', () => {
     const edge = cteSql(gen().sql, 'edge_logs');
-    assert.match(edge, /WHERE \("t"\."rowid" IN \(SELECT "t"\."rowid" AS "rowid" FROM "src_edge" AS "t" WHERE .*"t"\."project" = \$project.* ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)\) ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/);
+    assert.match(
+      edge,
+      /WHERE \("t"\."rowid" IN \(SELECT "t"\."rowid" AS "rowid" FROM "src_edge" AS "t" WHERE .*"t"\."project" = \$project.* ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)\) ORDER BY "t"\."timestamp" DESC NULLS LAST LIMIT 100\)$/,
+    );
     // Not for aggregates or filtered callers.
     assert.doesNotMatch(gen('select count(*) as n from edge_logs').sql, /rowid/);
     assert.doesNotMatch(gen("select id from edge_logs where id = 'x' limit 1").sql, /rowid/);

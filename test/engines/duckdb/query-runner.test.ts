@@ -79,7 +79,7 @@ describe('encoding', () => {
 
   test('timestamps in nested records are microseconds too', async () => {
     const r = await runner.run(
-      prepared("select array_agg(timestamp order by timestamp limit 2) as ts, timestamp_trunc(max(timestamp), day) as day from auth_logs"),
+      prepared('select array_agg(timestamp order by timestamp limit 2) as ts, timestamp_trunc(max(timestamp), day) as day from auth_logs'),
       { project: 'default' },
       { timeoutMs: 5000, maxRows: 10 },
     );
@@ -101,7 +101,11 @@ describe('fixed costs are paid once per distinct query', () => {
     const g = generateDuckDb(query.ast, { catalog: t.catalog, maxRows: 10 });
     const conn = await t.db.connect();
     try {
-      const reader = await conn.runAndReadAll(g.sql, { project: 'default', iso_timestamp_start: null, iso_timestamp_end: null }, { project: VARCHAR, iso_timestamp_start: VARCHAR, iso_timestamp_end: VARCHAR });
+      const reader = await conn.runAndReadAll(
+        g.sql,
+        { project: 'default', iso_timestamp_start: null, iso_timestamp_end: null },
+        { project: VARCHAR, iso_timestamp_start: VARCHAR, iso_timestamp_end: VARCHAR },
+      );
       const names = reader.columnNames();
       const expected = reader.getRows().map((row) => Object.fromEntries(row.map((v, i) => [names[i]!, encodeValue(v, g.columns[i]?.type)])));
       assert.ok(expected.length > 0);
@@ -121,7 +125,10 @@ describe('fixed costs are paid once per distinct query', () => {
     assert.deepEqual(before.rows, [{ n: 2 }]);
     const edge = sources.get('cloudflare.logs.prod')!;
     sources.delete('cloudflare.logs.prod');
-    assert.throws(() => prepareEndpointQuery(input), (e: unknown) => isQuarryError(e) && e.code === 'QUERY_NOT_ALLOWED');
+    assert.throws(
+      () => prepareEndpointQuery(input),
+      (e: unknown) => isQuarryError(e) && e.code === 'QUERY_NOT_ALLOWED',
+    );
     sources.set('cloudflare.logs.prod', edge);
     assert.deepEqual((await runner.run(prepareEndpointQuery(input), { project: 'default' }, { timeoutMs: 5000, maxRows: 10 })).rows, [{ n: 2 }]);
   });
