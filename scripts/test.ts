@@ -456,6 +456,11 @@ console.log(
       .join(', '),
   ),
 );
+const slowest = results
+  .filter((r) => r.job.files.length === 1)
+  .sort((a, b) => b.outcome.ms - a.outcome.ms)
+  .slice(0, 5);
+if (slowest.length > 0) console.log(dim(`slowest: ${slowest.map((r) => `${r.job.label} ${secs(r.outcome.ms)}`).join(', ')}`));
 const failed = results.filter((r) => !r.outcome.ok);
 console.log(
   bold(

@@ -54,47 +54,35 @@ export function intervalFunction(unit: DatePart): string | undefined {
 }
 
 /**
- * The text a STRING → TIMESTAMP reads (RE2): a date, then optionally a time (`T` or spaces, then
- * `H:M[:S[.fraction]]`), then optionally `Z`, `UTC` or an offset `±HH[[:]MM]`, as DuckDB reads it.
- * Groups: hour, minute, second.
+ * The text a STRING → TIMESTAMP reads (RE2), as DuckDB reads it: a date, then optionally a time
+ * (`T` or spaces, then `H:M[:S[.fraction]]`, hours 0-23, minutes and seconds 0-59), then optionally
+ * `Z`, `UTC` or an offset `±HH[[:]MM]`.
  */
 const TIMESTAMP_TEXT =
-  '^\\s*\\d{4}-\\d{1,2}-\\d{1,2}(?:(?:[Tt]|\\s+)(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:\\.\\d+)?)?)?\\s*(?:[Zz]|UTC|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
+  '^\\s*\\d{4}-\\d{1,2}-\\d{1,2}(?:(?:[Tt]|\\s+)(?:[01]?\\d|2[0-3]):[0-5]?\\d(?::[0-5]?\\d(?:\\.\\d+)?)?)?\\s*(?:[Zz]|UTC|[+-]\\d{2}(?::?\\d{2})?)?\\s*$';
+
+/**
+ * `x` (text) when it matches `pattern` (or is NULL), else '' (which every parse refuses). A plain
+ * condition, so a constant `x` (a literal, a parameter) folds to a constant and the engine still
+ * prunes by the sorting key; throwIf would not fold.
+ */
+export function textOfForm(x: string, pattern: string): string {
+  return `if(isNull(${x}) OR match(${x}, ${quoteString(pattern)}), ${x}, '')`;
+}
 
 /**
  * String → TIMESTAMP (UTC), honouring an offset or `Z` in the text. parseDateTime64BestEffort
  * refuses a day the month does not have, but reads much else: `12` as the 12th of this month, hour
- * 25 as the next day's 1 o'clock. So the text must have TIMESTAMP_TEXT's form and its time fields
- * their ranges, else the query fails (`safe`: NULL), as on DuckDB.
+ * 25 as the next day's 1 o'clock. So the text must have TIMESTAMP_TEXT's form, else the query fails
+ * (`safe`: NULL), as on DuckDB.
  */
-export function stringToTimestamp(sql: string, safe = false, type = 'TIMESTAMP'): string {
-  const groups = `extractGroups(ifNull(${sql}, ''), ${quoteString(TIMESTAMP_TEXT)})`;
-  const field = (i: number) => `toInt32OrZero(arrayElement(${groups}, ${i}))`;
-  const ok = `(notEmpty(${groups}) AND ${field(1)} <= 23 AND ${field(2)} <= 59 AND ${field(3)} <= 59)`;
-  if (safe) return `if(${ok}, parseDateTime64BestEffortOrNull(${sql}, 6, 'UTC'), NULL)`;
-  // throwIf gives 0 unless the row fails; the parse itself refuses text that is not a time at all.
-  const message = quoteString(`a value could not be converted to ${type}`);
-  return `addMicroseconds(parseDateTime64BestEffort(${sql}, 6, 'UTC'), throwIf(NOT (isNull(${sql}) OR ${ok}), ${message}))`;
+export function stringToTimestamp(sql: string, safe = false): string {
+  if (safe) return `if(match(ifNull(${sql}, ''), ${quoteString(TIMESTAMP_TEXT)}), parseDateTime64BestEffortOrNull(${sql}, 6, 'UTC'), NULL)`;
+  return `parseDateTime64BestEffort(${textOfForm(sql, TIMESTAMP_TEXT)}, 6, 'UTC')`;
 }
 
-/** What stringToTimestamp emits. */
-export const STRING_TO_TIMESTAMP_EMITS = [
-  'extractGroups',
-  'ifNull',
-  'toInt32OrZero',
-  'arrayElement',
-  'notEmpty',
-  'and',
-  'or',
-  'not',
-  'lessOrEquals',
-  'if',
-  'isNull',
-  'parseDateTime64BestEffort',
-  'parseDateTime64BestEffortOrNull',
-  'addMicroseconds',
-  'throwIf',
-];
+/** What stringToTimestamp and textOfForm emit. */
+export const STRING_TO_TIMESTAMP_EMITS = ['if', 'isNull', 'or', 'match', 'ifNull', 'parseDateTime64BestEffort', 'parseDateTime64BestEffortOrNull'];
 
 function part(call: RFunc, i: number): DatePart {
   const a = call.args[i];
@@ -674,7 +662,7 @@ const translations: FunctionTable = {
     const [x, tz] = args;
     if (args.length === 6) return `makeDateTime64(${args.map((a) => a.sql).join(', ')}, 0, 6, 'UTC')`;
     if (tz) return tzConvert(x!.sql, tz.sql);
-    return isScalar(x!.type, 'string') ? stringToTimestamp(x!.sql, false, 'DATETIME') : `toDateTime64(${x!.sql}, 6, 'UTC')`;
+    return isScalar(x!.type, 'string') ? stringToTimestamp(x!.sql) : `toDateTime64(${x!.sql}, 6, 'UTC')`;
   }),
   timestamp: t(['toDateTime64', 'toString', 'toTimeZone', ...STRING_TO_TIMESTAMP_EMITS], (_c, [x, tz]) => {
     if (tz) {

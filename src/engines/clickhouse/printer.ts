@@ -40,7 +40,7 @@ import { PRESENCE_JSON_PATTERN, PRESENCE_KEY } from '../../storage/presence.ts';
 import type { Catalog } from '../../storage/schema.ts';
 import { type ColumnExpr, RecordOrigins, recordsInText, recordTextCall } from '../record-presence.ts';
 import { quoteIdent, quoteString } from './quote.ts';
-import { clickHouseFunctions, intervalFunction, STRING_TO_TIMESTAMP_EMITS, stringToTimestamp, tableEmits } from './printer-functions.ts';
+import { clickHouseFunctions, intervalFunction, STRING_TO_TIMESTAMP_EMITS, stringToTimestamp, tableEmits, textOfForm } from './printer-functions.ts';
 import { type PushdownPlan, type PushedPath, pathKey, planPushdown } from './pushdown.ts';
 import { arrayOf, clickHouseType } from './types.ts';
 
@@ -174,15 +174,6 @@ const printerEmits: readonly string[] = [
   'abs',
   'trunc',
   'sign',
-  'extractGroups',
-  'toInt32OrZero',
-  'arrayElement',
-  'makeDate32',
-  'toYear',
-  'toMonth',
-  'toDayOfMonth',
-  'throwIf',
-  'isNull',
   ...STRING_TO_TIMESTAMP_EMITS,
 ];
 
@@ -224,27 +215,18 @@ const numberFromText: Readonly<Partial<Record<CastType, (x: string) => string>>>
   numeric: (x) => `toDecimal128(${x}, 9)`,
 };
 
-/** BigQuery's date text, `YYYY-[M]M-[D]D`, between spaces. */
-const DATE_TEXT = '^\\s*(\\d{4})-(\\d{1,2})-(\\d{1,2})\\s*$';
-
-/** What a CAST of text that is not a date (or not one Date32 holds) fails with. */
-export const DATE_TEXT_ERROR = 'a value could not be converted to DATE, a real date written YYYY-MM-DD, from 1900-01-01 to 2299-12-31 on this engine';
+/** BigQuery's date text, `YYYY-[M]M-[D]D`, between spaces, of a year Date32 holds (1900-2299). */
+const DATE_TEXT = '^\\s*(?:19\\d\\d|2[0-2]\\d\\d)-\\d{1,2}-\\d{1,2}\\s*$';
 
 /**
  * Text → DATE, strictly: BigQuery's date text naming a real date (toDate32 would clamp
- * `2026-13-45` to 1900-01-01, and reads other text as NULL or a time's date). The date is built
- * from the text's fields, and read back to check it is the one they name (makeDate32 rolls
- * 2026-02-30 over to March, and gives 1970-01-01 outside Date32). Text that is not such a date
- * fails the query; SAFE_CAST gives NULL.
+ * `2026-13-45` to 1900-01-01, and reads other text as NULL or a time's date). Text of that form is
+ * parsed by parseDateTime64BestEffort, which refuses a day the month does not have; other text is
+ * '', which it refuses too (textOfForm: a constant still folds). SAFE_CAST gives NULL.
  */
 function stringToDate(x: string, safe: boolean): string {
-  const groups = `extractGroups(ifNull(${x}, ''), ${quoteString(DATE_TEXT)})`;
-  const [y, m, d] = [1, 2, 3].map((i) => `toInt32OrZero(arrayElement(${groups}, ${i}))`) as [string, string, string];
-  const date = `makeDate32(${y}, ${m}, ${d})`;
-  const ok = `(toYear(${date}) = ${y} AND toMonth(${date}) = ${m} AND toDayOfMonth(${date}) = ${d})`;
-  if (safe) return `if(${ok}, ${date}, NULL)`;
-  // throwIf gives 0 unless the row fails; the guard holds for a NULL whatever is evaluated first.
-  return `if(isNull(${x}), NULL, ${date} + throwIf(NOT (isNull(${x}) OR ${ok}), ${quoteString(DATE_TEXT_ERROR)}))`;
+  if (safe) return `if(match(ifNull(${x}, ''), ${quoteString(DATE_TEXT)}), toDate32(parseDateTime64BestEffortOrNull(${x}, 6, 'UTC')), NULL)`;
+  return `toDate32(parseDateTime64BestEffort(${textOfForm(x, DATE_TEXT)}, 6, 'UTC'))`;
 }
 
 /** A parameter the generator was not told about: a string or NULL, as the semantic pass types it. */
@@ -301,7 +283,7 @@ export class ClickHousePrinter extends SqlPrinter {
 
   private castValue(x: Printed, to: CastType, safe: boolean): string {
     if (isScalar(x.type, 'string')) {
-      if (to === 'timestamp' || to === 'datetime') return stringToTimestamp(x.sql, safe, to === 'datetime' ? 'DATETIME' : 'TIMESTAMP');
+      if (to === 'timestamp' || to === 'datetime') return stringToTimestamp(x.sql, safe);
       if (to === 'date') return stringToDate(x.sql, safe);
       const number = numberFromText[to];
       if (number !== undefined) {
@@ -319,7 +301,7 @@ export class ClickHousePrinter extends SqlPrinter {
     // BigQuery rounds a float to an integer half away from zero (ClickHouse's round() goes to the
     // even one), and a value past INT64 (or NaN, ±inf) fails, where toInt64() would wrap it.
     if (to === 'int64' && isScalar(x.type, 'float')) {
-      const whole = `if(abs(${x.sql} - trunc(${x.sql})) >= 0.5, trunc(${x.sql}) + sign(${x.sql}), trunc(${x.sql}))`;
+      const whole = `(trunc(${x.sql}) + if(abs(${x.sql} - trunc(${x.sql})) >= 0.5, sign(${x.sql}), 0))`;
       return safe ? `accurateCastOrNull(${whole}, 'Int64')` : `accurateCast(${whole}, 'Nullable(Int64)')`;
     }
     if (safe) return `accurateCastOrNull(${x.sql}, ${quoteString(castTypes[to])})`;
