@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { build, serviceEntry } from '../scripts/build.mjs';
 import type { CaseId, QueryContext } from './cases.ts';
 import { LQL_QUERY, studioSql, windowFor } from './cases.ts';
 import type { HttpAnswer } from './http.ts';
@@ -27,11 +28,12 @@ export interface QuarryService {
   stop(): Promise<void>;
 }
 
-/** Starts `npm start` (via tsx) on `dataDir`; `env` adds settings such as the engine. */
+/** Starts what `npm start` runs (dist/src/main.js, built from src/ first) on `dataDir`; `env` adds settings such as the engine. */
 export async function startQuarry(repoRoot: string, dataDir: string, log: (line: string) => void, env: Record<string, string> = {}): Promise<QuarryService> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  build();
+  const child: ChildProcess = spawn(process.execPath, [serviceEntry], {
     cwd: repoRoot,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOGFLARE_PRIVATE_ACCESS_TOKEN: token },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * How much memory Quarry holds as Supabase's `analytics` service on a small box: starts the service
- * (`node --import tsx src/main.ts`, what `npm start` runs) with the environment of
+ * (`node dist/src/main.js`, what `npm start` runs) with the environment of
  * deploy/supabase/docker-compose.quarry.yml, preloads a week of Supabase-shaped logs, then for a
  * few minutes ingests like Vector (one JSON-array POST per source every second, public token in
  * `x-api-key`) while Studio-like readers run the Logs Explorer's queries (test/corpus/studio.ts,
@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../bench/procs.ts';
 import { directoryBytes } from '../bench/quarry.ts';
 import { generateBatches } from '../src/demo/generator.ts';
+import { serviceArgs } from '../test/support/process.ts';
 import { ingestBatches } from '../src/demo/ingest-client.ts';
 import { studioCases } from '../test/corpus/studio.ts';
 import { composeInterpolate, isMap, parseYamlSubset } from '../test/deploy/supabase-yaml.ts';
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
   console.log(`Settings: ${shown || "(Quarry's defaults)"}`);
   console.log(`Machine: ${(await import('node:os')).cpus().length} cores; data in ${dataDir}`);
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serviceArgs(), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   // The service's own log (stdout and stderr), for when something fails.
   let stderr = '';
   const keep = (d: Buffer) => {

@@ -7,8 +7,9 @@
  * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts);
  * every other file runs in a process of its own (`node --import tsx --test-reporter=spec FILE`).
  * The unit process and the integration files share a pool of `--jobs` processes (default 2, the
- * cores of the reference machine); then the system tier: its files that do not measure the
- * machine `--system-jobs` at a time (default 1), then each `alone` file with nothing beside it.
+ * cores of the reference machine); beside that pool, the system files that do not measure the
+ * machine run `--system-jobs` at a time (default 1; they mostly wait on the services they spawn,
+ * dist/src/main.js, built once up front); then each `alone` file with nothing beside it.
  *
  * A file that passes prints one line; a file that fails prints its whole spec output (the unit
  * process: its "failing tests" list, each with the `test at FILE:LINE` that names it). Exit code 1
@@ -21,6 +22,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { filesOf, type Tier, testFiles } from '../test/tiers.ts';
+import { build } from './build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -398,23 +400,35 @@ if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${proc
 const tierStart: Partial<Record<string, number>> = {};
 const tierEnd: Partial<Record<string, number>> = {};
 
-if (unitFiles.length + integrationFiles.length > 0) {
-  heading(`unit (${plural(unitFiles.length, 'file')}, one process) and integration (${plural(integrationFiles.length, 'file')}, ${opts.jobs} at a time)`);
-  tierStart.first = performance.now();
-  const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationFiles.map((f) => fileJob(f, 'integration', opts))];
-  await pool(jobs, opts.jobs, 'unit+integration');
-  tierEnd.first = performance.now();
-}
-if (together.length > 0 && !interrupted) {
-  heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time)`);
-  tierStart.system = performance.now();
-  await pool(
-    together.map((f) => fileJob(f, 'system', opts)),
-    opts.systemJobs,
-    'system',
-  );
-  tierEnd.system = performance.now();
-}
+// The service the system files spawn (dist/src/main.js) is built once here, before any of them runs.
+if (systemFiles.length > 0) build();
+
+// The system files that do not measure the machine mostly wait on the processes they start: they
+// run in a lane of their own beside the unit process and the integration files.
+const first =
+  unitFiles.length + integrationFiles.length > 0
+    ? (async () => {
+        heading(`unit (${plural(unitFiles.length, 'file')}, one process) and integration (${plural(integrationFiles.length, 'file')}, ${opts.jobs} at a time)`);
+        tierStart.first = performance.now();
+        const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationFiles.map((f) => fileJob(f, 'integration', opts))];
+        await pool(jobs, opts.jobs, 'unit+integration');
+        tierEnd.first = performance.now();
+      })()
+    : Promise.resolve();
+const beside =
+  together.length > 0
+    ? (async () => {
+        heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time, beside the others)`);
+        tierStart.system = performance.now();
+        await pool(
+          together.map((f) => fileJob(f, 'system', opts)),
+          opts.systemJobs,
+          'system',
+        );
+        tierEnd.system = performance.now();
+      })()
+    : Promise.resolve();
+await Promise.all([first, beside]);
 if (alone.length > 0 && !interrupted) {
   heading(`system, alone (${plural(alone.length, 'file')} that measure the machine, one at a time)`);
   tierStart.alone = performance.now();

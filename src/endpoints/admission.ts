@@ -69,14 +69,14 @@ export class Admission {
 
   /** Runs `work` (given the milliseconds left before the deadline) when admitted. */
   async run<T>(ticket: Ticket, work: (remainingMs: number) => Promise<T>): Promise<T> {
-    if (this.#canStart(ticket.caller)) {
-      this.#take(ticket.caller);
-    } else {
-      await this.#wait(ticket);
-    }
+    const waited = !this.#canStart(ticket.caller);
+    if (waited) await this.#wait(ticket);
+    else this.#take(ticket.caller);
     try {
       const remaining = ticket.deadline - this.#now();
-      if (remaining <= 0) throw this.#lateError();
+      // Past the deadline without waiting for a slot: the time went before admission (reading and
+      // checking the request), so it is the query's own time-out, not a busy service.
+      if (remaining <= 0) throw waited ? this.#lateError() : new QuarryError('QUERY_TIMEOUT', 'The query reached its time limit before it could start');
       return await work(remaining);
     } finally {
       this.#release(ticket.caller);

@@ -118,9 +118,9 @@ export class EndpointRunner {
         ? { caller: request.caller ?? '', deadline: (request.receivedAt ?? performance.now()) + this.#budgetMs }
         : { caller: '(refresh)', deadline: performance.now() + this.#budgetMs };
       first = false;
-      const result = await this.#admission.run(ticket, (remainingMs) =>
-        this.#backend
-          .execute({
+      const result = await this.#admission
+        .run(ticket, (remainingMs) =>
+          this.#backend.execute({
             saved: endpoint.query,
             info,
             sandboxable: endpoint.sandboxable,
@@ -130,19 +130,19 @@ export class EndpointRunner {
             timeoutMs: Math.max(1, Math.floor(remainingMs)),
             maxBytes: this.#maxBytes,
             ...(claim ? { memory: claim } : {}),
-          })
-          .catch((e: unknown) => {
-            // The engine knows only the time it was given; the caller's limit is the configured one.
-            if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
-              throw new QuarryError(
-                'QUERY_TIMEOUT',
-                `The query ran past its time limit of ${this.#timeoutMs} ms (counted from the request's arrival) and was stopped.`,
-                { cause: e },
-              );
-            }
-            throw e;
           }),
-      );
+        )
+        .catch((e: unknown) => {
+          // The engine (or admission) knows only the time that was left; the caller's limit is the configured one.
+          if (isQuarryError(e) && e.code === 'QUERY_TIMEOUT') {
+            throw new QuarryError(
+              'QUERY_TIMEOUT',
+              `The query ran past its time limit of ${this.#timeoutMs} ms (counted from the request's arrival) and was stopped.`,
+              { cause: e },
+            );
+          }
+          throw e;
+        });
       const limited = result.rows.length > endpoint.max_limit ? result.rows.slice(0, endpoint.max_limit) : result.rows;
       const rows = redact ? redactRows(limited) : limited;
       const body = new ResultBody(rows, result.columns ?? Object.keys(rows[0] ?? {}), result.warnings);

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { serviceArgs } from '../support/process.ts';
 import { type TestServer, startTestServer, tempDataDir } from '../support/server.ts';
 import { engineEnv, engines } from '../support/engines.ts';
 import { SUPABASE_SOURCES, assertError, call, json, mustIngest, result, run } from './support.ts';
@@ -159,10 +160,10 @@ for (const engine of engines) {
       });
     });
 
-    /** Runs `node src/main.ts` with all its output captured. */
+    /** Runs the service (`npm start`'s `node dist/src/main.js`) with all its output captured. */
     function spawnMain(dataDir: string, env: Record<string, string>) {
       const root = path.resolve(import.meta.dirname, '../..');
-      const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+      const child: ChildProcess = spawn(process.execPath, serviceArgs(), {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, NODE_TEST_CONTEXT: undefined, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },

@@ -140,3 +140,26 @@ test('a query that cannot start before its deadline is refused at the deadline; 
   assert.ok(remaining > 0 && remaining < 300, `remaining ${remaining}`);
   await running;
 });
+
+test('a query whose deadline passed before admission, with a slot free, is its own time-out (504), not a busy service (503)', async () => {
+  const a = new Admission({ maxRunning: 2, maxWaiting: 10 });
+  let ran = false;
+  await assert.rejects(
+    a.run({ caller: 'a', deadline: performance.now() - 1 }, async () => {
+      ran = true;
+    }),
+    (e: unknown) => e instanceof QuarryError && e.code === 'QUERY_TIMEOUT' && e.status === 504,
+  );
+  assert.equal(ran, false);
+  assert.equal(a.running, 0, 'the slot is given back');
+  // The same past deadline while every slot is taken: it waited, so the service was busy.
+  const hold = gate();
+  const busy = [a.run(far('x'), () => hold.opened), a.run(far('y'), () => hold.opened)];
+  await assert.rejects(
+    a.run({ caller: 'b', deadline: performance.now() + 20 }, async () => 'never'),
+    isOverloaded,
+  );
+  hold.open();
+  await Promise.all(busy);
+  assert.equal(a.running, 0);
+});

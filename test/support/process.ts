@@ -1,10 +1,11 @@
 /**
- * Runs the real service as a child process (`node --import tsx src/main.ts`), for tests that must
- * kill it the hard way.
+ * Runs the real service as a child process (`node dist/src/main.js`, what `npm start` runs, built
+ * from src/ first by scripts/build.mjs), for tests that must kill it the hard way.
  */
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { build, serviceEntry } from '../../scripts/build.mjs';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './tokens.ts';
 
 export interface ServiceProcess {
@@ -16,13 +17,24 @@ export interface ServiceProcess {
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+let built = false;
+
+/** The arguments that start the service: dist/ is brought up to date with src/ once per test process. */
+export function serviceArgs(): string[] {
+  if (!built) {
+    build();
+    built = true;
+  }
+  return [serviceEntry];
+}
+
 /** The start-up tokens a child gets; a token left out is not set (the parent's environment's, if any, applies). */
 export interface ChildTokens {
   private?: string;
   public?: string;
 }
 
-/** Starts `node --import tsx src/main.ts` on a free port with `tokens` (default: the test tokens); the caller watches its output. */
+/** Starts the service (serviceArgs()) on a free port with `tokens` (default: the test tokens); the caller watches its output. */
 export function spawnChild(
   dataDir: string,
   env: Record<string, string> = {},
@@ -31,7 +43,7 @@ export function spawnChild(
   const tokenEnv: Record<string, string> = {};
   if (tokens.private !== undefined) tokenEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN = tokens.private;
   if (tokens.public !== undefined) tokenEnv.LOGFLARE_PUBLIC_ACCESS_TOKEN = tokens.public;
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+  return spawn(process.execPath, serviceArgs(), {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
