@@ -2,10 +2,11 @@
  * The test runner (docs/TESTING.md): `npm test` and `npm run test:fast`.
  *
  *   node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N]
- *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]
+ *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [FILE-OR-FOLDER…]
  *
  * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts);
- * every other file runs in a process of its own (`node --import tsx --test-reporter=spec FILE`).
+ * every other file runs in a process of its own: an integration file compiled (`node dist/test/….js`,
+ * scripts/build.mjs; `--tsx` runs it from its TypeScript instead), a system file through tsx.
  * The unit process and the integration files share a pool of `--jobs` processes (default 2, the
  * cores of the reference machine); beside that pool, the system files that do not measure the
  * machine run `--system-jobs` at a time (default 1; they mostly wait on the services they spawn,
@@ -34,17 +35,19 @@ interface Options {
   filters: string[];
   verbose: boolean;
   list: boolean;
+  /** Integration files from their TypeScript through tsx instead of compiled (dist/test). */
+  tsx: boolean;
 }
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [FILE-OR-FOLDER…]`,
+    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [FILE-OR-FOLDER…]`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false };
+  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false, tsx: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -79,6 +82,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--list':
         o.list = true;
+        break;
+      case '--tsx':
+        o.tsx = true;
         break;
       case '--help':
       case '-h':
@@ -203,15 +209,16 @@ interface Outcome {
 }
 
 /**
- * Runs `node --import tsx --test-reporter=spec …args` in a process group of its own (so a timeout
- * stops what it spawned too), its stdout and stderr collected; `onLine` sees each stdout line.
+ * Runs `node --import tsx --test-reporter=spec …args` (without tsx when `compiled`) in a process
+ * group of its own (so a timeout stops what it spawned too), its stdout and stderr collected;
+ * `onLine` sees each stdout line.
  */
-function runNode(args: string[], opts: Options, onLine?: (line: string) => void): Promise<Outcome> {
+function runNode(args: string[], opts: Options, onLine?: (line: string) => void, compiled = false): Promise<Outcome> {
   const t0 = performance.now();
   const patterns = opts.namePatterns.flatMap((p) => ['--test-name-pattern', p]);
   const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}) };
   delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...patterns, ...args], {
+  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), '--test-reporter=spec', ...patterns, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -300,8 +307,16 @@ function report(job: Job, outcome: Outcome, place: string): void {
   }
 }
 
+/** dist/'s compiled copy of a test file (scripts/build.mjs `build({ tests: true })`). */
+function compiledPath(file: string): string {
+  return path.join('dist', file.replace(/\.ts$/, '.js'));
+}
+
 function fileJob(file: string, tier: Tier, opts: Options): Job {
-  return { label: file, tier, files: [file], run: () => runNode([file], opts) };
+  // Integration files run compiled: tsx's loader thread and transforms were about a third of
+  // their CPU. System files spawn and time processes and stay as they are.
+  const compiled = tier === 'integration' && !opts.tsx;
+  return { label: file, tier, files: [file], run: () => runNode([compiled ? compiledPath(file) : file], opts, undefined, compiled) };
 }
 
 function unitJob(files: string[], opts: Options): Job {
@@ -400,8 +415,10 @@ if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${proc
 const tierStart: Partial<Record<string, number>> = {};
 const tierEnd: Partial<Record<string, number>> = {};
 
-// The service the system files spawn (dist/src/main.js) is built once here, before any of them runs.
-if (systemFiles.length > 0) build();
+// The service the system files spawn (dist/src/main.js) and the compiled integration files are
+// built once here, before any of them runs.
+if (integrationFiles.length > 0 && !opts.tsx) build({ tests: true });
+else if (systemFiles.length > 0) build();
 
 // The system files that do not measure the machine mostly wait on the processes they start: they
 // run in a lane of their own beside the unit process and the integration files.

@@ -101,6 +101,8 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/http/abusive-ingest.test.ts': integration('service in-process'),
   'test/http/auth.test.ts': integration('service in-process', { fast: true }),
   'test/http/awkward-values.test.ts': integration('service in-process per engine (chDB)'),
+  'test/http/content-encoding.test.ts': integration('service in-process'),
+  'test/http/cors.test.ts': integration('service in-process', { fast: true }),
   'test/http/endpoint-stats.test.ts': integration('service in-process', { fast: true }),
   'test/http/endpoints-logs-all.test.ts': integration('service in-process'),
   'test/http/endpoints-management.test.ts': integration('service in-process'),

@@ -7,8 +7,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import type { HttpTimeouts } from '../config.ts';
+import { sharedSchemaCompilers } from './schema-compilers.ts';
 import { QuarryError, errorBody } from '../errors.ts';
 import type { TokenRepository } from '../metadata/tokens.ts';
+import { decodeRequestBodies } from './content-encoding.ts';
 import { errorHandler, sendError, toQuarryError } from './errors.ts';
 import { explorerRoutes } from './explorer-routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -94,11 +96,13 @@ export async function buildApp(deps: AppDeps) {
     // No type coercion: `"enable_auth": null` must be refused, not read as false. All errors at
     // once, so a 422 names every bad field.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    schemaController: sharedSchemaCompilers,
     // Errors raised before routing (a malformed URL, ...) get the same error shape as the rest.
     frameworkErrors: (error, _req, reply) => sendError(reply, toQuarryError(error)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(errorHandler);
+  decodeRequestBodies(app, deps.bodyLimitBytes);
   app.setNotFoundHandler((req, reply) => sendError(reply, new QuarryError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`)));
 
   // While shutting down, a response closes its connection, so keep-alive clients cannot hold

@@ -1,6 +1,7 @@
 /**
  * Running endpoints (docs/API.md §4): `GET`/`POST /api/endpoints/query/:idOrName` and the legacy
- * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls.
+ * `/endpoints/query/:idOrName`. The handler only translates HTTP to EndpointRunner calls. Browsers
+ * may call every route here (cors.ts).
  */
 import { finished } from 'node:stream';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
@@ -11,6 +12,7 @@ import type { QueryObserver } from '../endpoints/observation.ts';
 import type { EndpointRunner, RunOutcome } from '../endpoints/runner.ts';
 import { mergeParams } from '../endpoints/params.ts';
 import { QuarryError } from '../errors.ts';
+import { QUERY_CORS, allowCrossOrigin } from './cors.ts';
 import { toQuarryError } from './errors.ts';
 import { CONTENT_TYPES, FORMAT_PARAM, chooseFormat, formatBody } from './formats.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
@@ -111,6 +113,7 @@ function headerSafe(text: string): string {
 }
 
 export const endpointQueryRoutes: FastifyPluginAsyncTypebox<EndpointQueryRoutesOptions> = async (app, { auth, runner, observe }) => {
+  allowCrossOrigin(app, QUERY_CORS);
   if (observe) {
     app.addHook('onError', async (req, _reply, error) => {
       if (req.endpointRun) req.endpointRun.error = error;

@@ -1,11 +1,10 @@
 /**
  * Logflare-compatible ingest (docs/API.md §3): `POST /api/logs`, `/logs`, `/api/events` with
  * `?source_name=<name>` or `?source=<id>`. The token and the source are checked before the body is
- * read; the body is read raw (JSON, NDJSON, optionally gzip) and handed to the ingest pipeline,
- * which answers only once every event is durable.
+ * read; the body is read raw (JSON or NDJSON, decoded first when compressed: content-encoding.ts) and
+ * handed to the ingest pipeline, which answers only once every event is durable. Browsers may call
+ * every route here (cors.ts).
  */
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
@@ -14,9 +13,8 @@ import { bodyFormat, parseBody } from '../ingest/body.ts';
 import type { IngestService } from '../ingest/pipeline.ts';
 import type { IngestObservation } from '../metrics/metrics.ts';
 import type { SourceRef } from '../storage/sources.ts';
+import { INGEST_CORS, allowCrossOrigin } from './cors.ts';
 import { ErrorResponse } from './schemas.ts';
-
-const gunzipAsync = promisify(gunzip);
 
 export interface IngestSourceLookup {
   get(id: string): SourceRef | undefined;
@@ -52,6 +50,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   const { auth, sources, ingest } = options;
   const limit = options.bodyLimitBytes ?? 10 * 1024 * 1024;
 
+  // First, so preflights are answered before the token check and refusals carry the CORS header.
+  allowCrossOrigin(app, INGEST_CORS);
+
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
 
@@ -64,11 +65,12 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   const observe = options.observe;
   if (observe) {
     app.addHook('onResponse', async (req, reply) => {
+      if (req.method === 'OPTIONS') return;
       observe({
         source: req.ingestSource?.name,
         status: reply.statusCode,
         events: req.ingestEvents ?? 0,
-        bytes: Buffer.isBuffer(req.body) ? req.body.length : 0,
+        bytes: req.decodedBody?.receivedEncodedLength ?? (Buffer.isBuffer(req.body) ? req.body.length : 0),
       });
     });
   }
@@ -78,7 +80,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
     summary: 'Ingest log events',
     description:
       'Body: one event object, an array of events, {"batch": [events]} (application/json) or one event per line ' +
-      '(application/x-ndjson); Content-Encoding: gzip accepted. 200 means every event is durable.',
+      '(application/x-ndjson); Content-Encoding gzip, deflate or br accepted. 200 means every event is durable.',
     querystring: IngestQuery,
     response: {
       200: Logged,
@@ -92,9 +94,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
     },
   };
   for (const url of ['/api/logs', '/logs', '/api/events']) {
-    app.post(url, { schema }, async (req) => {
+    app.post(url, { schema, bodyLimit: limit }, async (req) => {
       const source = req.ingestSource as SourceRef;
-      const text = await bodyText(req, limit);
+      const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
       const { events, arrayText } = parseBody(text, bodyFormat(req.headers['content-type']));
       req.ingestEvents = events.length;
       await ingest.ingest(source, events, arrayText);
@@ -126,24 +128,4 @@ function findSource(req: FastifyRequest, sources: IngestSourceLookup): SourceRef
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-async function bodyText(req: FastifyRequest, limit: number): Promise<string> {
-  const body = req.body;
-  if (!Buffer.isBuffer(body)) return '';
-  const encoding = String(req.headers['content-encoding'] ?? 'identity')
-    .trim()
-    .toLowerCase();
-  if (encoding === 'identity' || encoding === '') return body.toString('utf8');
-  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
-    throw new QuarryError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send gzip or no encoding.`);
-  }
-  try {
-    return (await gunzipAsync(body, { maxOutputLength: limit })).toString('utf8');
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new QuarryError('PAYLOAD_TOO_LARGE', `The decompressed request body is larger than the limit of ${limit} bytes.`);
-    }
-    throw new QuarryError('BAD_REQUEST', 'The request body is not valid gzip although Content-Encoding says gzip.');
-  }
 }
