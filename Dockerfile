@@ -7,7 +7,7 @@
 # BASE_IMAGE is any Debian-bookworm-like image with Node.js 20 and npm on the PATH; `npm run image`
 # makes one from Debian packages where the official image cannot be pulled (scripts/image/base.ts).
 # With podman's vfs storage every stage and step is a full copy of the image, so they are few: two
-# stages of the base, no STOPSIGNAL (SIGTERM is the default), and the image is the base plus three
+# stages of the base, no STOPSIGNAL (SIGTERM is the default), and the image is the base plus four
 # layers.
 ARG BASE_IMAGE=node:20-bookworm-slim
 
@@ -16,7 +16,7 @@ FROM scratch AS source
 COPY package.json tsconfig.json /app/
 COPY src /app/src
 # `npm run import-logflare` (docs/DEPLOY.md) works inside the container too.
-COPY scripts/import-logflare.ts /app/scripts/
+COPY scripts/import-logflare.ts scripts/build.mjs /app/scripts/
 
 # Production dependencies only, exactly as package-lock.json pins them: chDB, a devDependency, stays
 # out unless WITH_CHDB=true, which adds it at package-lock.json's version for QUARRY_ENGINE=clickhouse
@@ -39,6 +39,9 @@ RUN --mount=type=secret,id=npm_ca,required=false \
    && mv /tmp/package.json package.json \
    && node -e "require('chdb')"; \
     fi
+# The compiled service, what `npm start` runs (scripts/build.mjs: src/ → dist/, about a second).
+COPY --from=source /app /app
+RUN cd /app && node scripts/build.mjs --quiet
 
 FROM ${BASE_IMAGE} AS runtime
 # A user of its own; /data, the volume, is the only place it writes (besides /tmp).
@@ -57,8 +60,9 @@ USER quarry
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "const h = process.env.HOST || '127.0.0.1'; const host = h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h; fetch(`http://${host}:${process.env.PORT || 4000}/health`, { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM (the default stop signal) itself from its first moments
-# (src/main.ts): in-flight requests finish, the data is flushed, exit 0. No init process is needed.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# (src/main.ts, compiled to dist/src/main.js): in-flight requests finish, the data is flushed, exit 0. No init process is needed.
+CMD ["node", "dist/src/main.js"]
 # Dependencies first: a change of the sources alone leaves that layer as it was.
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/dist ./dist
 COPY --from=source /app ./
