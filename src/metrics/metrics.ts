@@ -19,7 +19,7 @@ export interface IngestObservation {
   status: number;
   /** Events in the body (0 when it was refused before or while being parsed). */
   events: number;
-  /** Body bytes as received (compressed when gzip). */
+  /** Body bytes as received (compressed when Content-Encoding says so). */
   bytes: number;
 }
 
@@ -81,7 +81,7 @@ export class QuarryMetrics {
     });
     this.#ingestBytes = new Counter({
       name: 'quarry_ingest_bytes_total',
-      help: 'Ingest request body bytes as received (compressed when gzip), by source name and HTTP status.',
+      help: 'Ingest request body bytes as received (compressed when Content-Encoding says so), by source name and HTTP status.',
       labelNames: ['source', 'status'],
       registers,
     });
