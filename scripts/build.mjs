@@ -39,8 +39,7 @@ function filesUnder(dir) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED.has(entry.name)) out.push(...filesUnder(p));
-    }
-    else if (entry.isFile()) out.push(p);
+    } else if (entry.isFile()) out.push(p);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import type { IngestService } from '../ingest/pipeline.ts';
 import type { IngestObservation } from '../metrics/metrics.ts';
 import type { SourceRef } from '../storage/sources.ts';
 import { INGEST_CORS, allowCrossOrigin } from './cors.ts';
+import { otlpRoutes } from './otlp-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 
 export interface IngestSourceLookup {
@@ -103,6 +104,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
       return { message: 'Logged!' };
     });
   }
+
+  // OTLP/HTTP (/v1/logs and the same under each prefix), inside this plugin so its hooks apply.
+  await app.register(otlpRoutes, { ingest, bodyLimitBytes: limit });
 };
 
 function findSource(req: FastifyRequest, sources: IngestSourceLookup): SourceRef {
