@@ -6,7 +6,7 @@
  * process), every answer is in the request's encoding, and a refused body stores nothing: the
  * source's count is read after every request. The seed is printed and can be set with
  * OTLP_FUZZ_SEED; OTLP_FUZZ_SCALE multiplies the number of bodies (a longer hunt: OTLP_FUZZ_SCALE=10).
- * The decoder alone gets 4,000 bodies in test/ingest/otlp-fuzz.test.ts.
+ * The decoder alone gets 2,000 bodies (times OTLP_FUZZ_SCALE) in test/ingest/otlp-fuzz.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
