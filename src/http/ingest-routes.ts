@@ -14,6 +14,7 @@ import type { IngestService } from '../ingest/pipeline.ts';
 import type { IngestObservation } from '../metrics/metrics.ts';
 import type { SourceRef } from '../storage/sources.ts';
 import { INGEST_CORS, allowCrossOrigin } from './cors.ts';
+import { integrationRoutes } from './integration-routes.ts';
 import { otlpRoutes } from './otlp-routes.ts';
 import { ErrorResponse } from './schemas.ts';
 
@@ -107,6 +108,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
 
   // OTLP/HTTP (/v1/logs and the same under each prefix), inside this plugin so its hooks apply.
   await app.register(otlpRoutes, { ingest, bodyLimitBytes: limit });
+  await app.register(integrationRoutes, { ingest, bodyLimitBytes: limit });
 };
 
 function findSource(req: FastifyRequest, sources: IngestSourceLookup): SourceRef {
