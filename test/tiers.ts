@@ -99,6 +99,7 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/engines/translation-cache.test.ts': unit('pure'),
   'test/engines/typed-params.test.ts': integration('every engine (chDB)'),
   'test/http/abusive-ingest.test.ts': integration('service in-process'),
+  'test/http/api-query.test.ts': integration('service in-process per engine (chDB)'),
   'test/http/auth.test.ts': integration('service in-process', { fast: true }),
   'test/http/awkward-values.test.ts': integration('service in-process per engine (chDB)'),
   'test/http/content-encoding.test.ts': integration('service in-process'),

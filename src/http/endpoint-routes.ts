@@ -16,6 +16,7 @@ import type { EndpointStats } from '../endpoints/stats.ts';
 import { EndpointCreate, EndpointPatch, EndpointSchema } from '../schemas/endpoint.ts';
 import { endpointQueryRoutes } from './endpoint-query-routes.ts';
 import { endpointStatsRoutes } from './endpoint-stats-routes.ts';
+import { queryRoutes } from './query-routes.ts';
 import { ErrorResponse, authErrors, vocabularyValidator } from './schemas.ts';
 
 export interface EndpointRoutesOptions {
@@ -123,7 +124,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<EndpointRoutesOptions> = 
   );
 };
 
-/** Registers the endpoint plugins: running endpoints, managing them and (with `stats`) their usage. */
+/** Registers the endpoint plugins: running endpoints, ad hoc queries, managing them and (with `stats`) their usage. */
 export async function registerEndpointRoutes(
   app: FastifyInstance,
   deps: { auth: Auth; runner: EndpointRunner; service: EndpointService; stats?: EndpointStats; observe?: QueryObserver },
@@ -134,5 +135,6 @@ export async function registerEndpointRoutes(
     ...(deps.observe ? { observe: deps.observe } : {}),
   });
   await app.register(endpointRoutes, { auth: deps.auth, service: deps.service });
+  await app.register(queryRoutes, { auth: deps.auth, runner: deps.runner });
   if (deps.stats) await app.register(endpointStatsRoutes, { auth: deps.auth, service: deps.service, stats: deps.stats });
 }
