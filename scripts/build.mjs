@@ -17,7 +17,7 @@
  * into place, so several test processes may build at once and a service starting meanwhile never
  * reads half a file. Plain JavaScript, because it runs before any TypeScript loader.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
@@ -88,10 +88,7 @@ export function build({ tests = false } = {}) {
   }
   const pkg = path.join(distDir, 'package.json');
   if (newerThan(path.join(root, 'package.json'), pkg)) {
-    mkdirSync(distDir, { recursive: true });
-    const tmp = `${pkg}.${process.pid}.tmp`;
-    copyFileSync(path.join(root, 'package.json'), tmp);
-    renameSync(tmp, pkg);
+    writeAtomically(pkg, readFileSync(path.join(root, 'package.json')));
     written++;
   }
   const modules = path.join(distDir, 'node_modules');

@@ -5,7 +5,7 @@
  * handed to the ingest pipeline, which answers only once every event is durable. Browsers may call
  * every route here (cors.ts).
  */
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
@@ -16,7 +16,7 @@ import type { SourceRef } from '../storage/sources.ts';
 import { INGEST_CORS, allowCrossOrigin } from './cors.ts';
 import { integrationRoutes } from './integration-routes.ts';
 import { otlpRoutes } from './otlp-routes.ts';
-import { ErrorResponse } from './schemas.ts';
+import { IngestQuery, ingestResponses } from './schemas.ts';
 
 export interface IngestSourceLookup {
   get(id: string): SourceRef | undefined;
@@ -32,13 +32,6 @@ export interface IngestRoutesOptions {
   /** Told about every ingest request once answered (the metrics). */
   observe?: (o: IngestObservation) => void;
 }
-
-const Logged = Type.Object({ message: Type.String() });
-const IngestQuery = Type.Object({
-  source_name: Type.Optional(Type.String()),
-  source: Type.Optional(Type.String()),
-  api_key: Type.Optional(Type.String()),
-});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -84,16 +77,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
       'Body: one event object, an array of events, {"batch": [events]} (application/json) or one event per line ' +
       '(application/x-ndjson); Content-Encoding gzip, deflate or br accepted. 200 means every event is durable.',
     querystring: IngestQuery,
-    response: {
-      200: Logged,
-      400: ErrorResponse,
-      401: ErrorResponse,
-      403: ErrorResponse,
-      404: ErrorResponse,
-      413: ErrorResponse,
-      415: ErrorResponse,
-      503: ErrorResponse,
-    },
+    response: ingestResponses,
   };
   for (const url of ['/api/logs', '/logs', '/api/events']) {
     app.post(url, { schema, bodyLimit: limit }, async (req) => {

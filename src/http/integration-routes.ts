@@ -9,11 +9,11 @@
  * raw body with its Content-Encoding decoded, the error answers and the metrics are those of all
  * ingest. A body that does not map is a 400 and stores nothing.
  */
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { IngestService } from '../ingest/pipeline.ts';
 import { integrations } from '../ingest/integrations/index.ts';
 import type { SourceRef } from '../storage/sources.ts';
-import { ErrorResponse } from './schemas.ts';
+import { IngestQuery, ingestResponses } from './schemas.ts';
 
 export interface IntegrationRoutesOptions {
   ingest: Pick<IngestService, 'ingest'>;
@@ -23,13 +23,6 @@ export interface IntegrationRoutesOptions {
 
 export const INTEGRATION_PREFIXES = ['/logs', '/api/logs', '/api/events'] as const;
 
-const Logged = Type.Object({ message: Type.String() });
-const IntegrationQuery = Type.Object({
-  source_name: Type.Optional(Type.String()),
-  source: Type.Optional(Type.String()),
-  api_key: Type.Optional(Type.String()),
-});
-
 export const integrationRoutes: FastifyPluginAsyncTypebox<IntegrationRoutesOptions> = async (app, options) => {
   const { ingest, bodyLimitBytes } = options;
   for (const integration of integrations) {
@@ -37,17 +30,8 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<IntegrationRoutesOptio
       tags: ['ingest'],
       summary: integration.summary,
       description: `Stored as Logflare stores it (docs/INGEST.md, "Logflare's integration routes"). 200 means every event is durable.`,
-      querystring: IntegrationQuery,
-      response: {
-        200: Logged,
-        400: ErrorResponse,
-        401: ErrorResponse,
-        403: ErrorResponse,
-        404: ErrorResponse,
-        413: ErrorResponse,
-        415: ErrorResponse,
-        503: ErrorResponse,
-      },
+      querystring: IngestQuery,
+      response: ingestResponses,
     };
     for (const prefix of INTEGRATION_PREFIXES) {
       app.post(`${prefix}${integration.path}`, { schema, bodyLimit: bodyLimitBytes }, async (req) => {

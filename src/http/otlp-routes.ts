@@ -11,7 +11,7 @@
  * request's own encoding (src/ingest/otlp/response.ts), and 200 comes only once every stored event
  * is durable.
  */
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QuarryError } from '../errors.ts';
 import { nowMicros } from '../ingest/normalise.ts';
@@ -21,6 +21,7 @@ import { OTLP_CONTENT_TYPES, type OtlpEncoding, exportLogsResponse, otlpEncoding
 import type { IngestService } from '../ingest/pipeline.ts';
 import type { SourceRef } from '../storage/sources.ts';
 import { toQuarryError } from './errors.ts';
+import { IngestQuery } from './schemas.ts';
 
 export interface OtlpRoutesOptions {
   ingest: Pick<IngestService, 'ingest'>;
@@ -38,12 +39,6 @@ declare module 'fastify' {
 
 /** Where the OTLP paths are mounted: at the root, as Logflare does, and under each ingest prefix. */
 export const OTLP_PREFIXES = ['', '/logs', '/api/logs', '/api/events'] as const;
-
-const OtlpQuery = Type.Object({
-  source_name: Type.Optional(Type.String()),
-  source: Type.Optional(Type.String()),
-  api_key: Type.Optional(Type.String()),
-});
 
 const EMPTY = Buffer.alloc(0);
 
@@ -87,7 +82,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<OtlpRoutesOptions> = async (a
       'Content-Encoding gzip, deflate or br accepted. One event per log record (docs/INGEST.md, "OpenTelemetry (OTLP/HTTP)"). ' +
       "Answers an ExportLogsServiceResponse in the request's encoding, with partialSuccess when records were refused; " +
       'errors are a google.rpc.Status. 200 means every stored event is durable.',
-    querystring: OtlpQuery,
+    querystring: IngestQuery,
   };
 
   for (const prefix of OTLP_PREFIXES) {
@@ -110,7 +105,7 @@ export const otlpRoutes: FastifyPluginAsyncTypebox<OtlpRoutesOptions> = async (a
         tags: ['ingest'],
         summary: `OTLP ${signal}: refused`,
         description: `Always 404 (a google.rpc.Status in the request's encoding): Quarry stores logs only.`,
-        querystring: OtlpQuery,
+        querystring: IngestQuery,
       };
       // Refused before the body is read.
       app.post(`${prefix}/v1/${signal}`, { schema, bodyLimit: bodyLimitBytes, onRequest: refuse }, refuse);

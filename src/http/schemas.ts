@@ -16,6 +16,25 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', description: 'Every error response has this shape.' },
 );
 
+/** Where an ingest route is told its source (and, for clients that cannot send headers, its key). */
+export const IngestQuery = Type.Object({
+  source_name: Type.Optional(Type.String()),
+  source: Type.Optional(Type.String()),
+  api_key: Type.Optional(Type.String()),
+});
+
+/** The answers of an ingest route that replies in JSON. */
+export const ingestResponses = {
+  200: Type.Object({ message: Type.String() }),
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  413: ErrorResponse,
+  415: ErrorResponse,
+  503: ErrorResponse,
+} as const;
+
 /** Responses every authenticated route can give. */
 export const authErrors = {
   401: ErrorResponse,
