@@ -61,7 +61,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "const h = process.env.HOST || '127.0.0.1'; const host = h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h; fetch(`http://${host}:${process.env.PORT || 4000}/health`, { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM (the default stop signal) itself from its first moments
 # (src/main.ts, compiled to dist/src/main.js): in-flight requests finish, the data is flushed, exit 0. No init process is needed.
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/quarry.mjs"]
 # Dependencies first: a change of the sources alone leaves that layer as it was.
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist

@@ -7,8 +7,8 @@
  * Flags: --engine duckdb|clickhouse|both, --events N (default 1,000,000), --runs N (timed runs per query, default 20),
  * --baseline-runs N (default min(runs, 5)), --no-baseline (skip PostgreSQL), --json-only (the
  * result JSON on stdout, progress on stderr), --concurrency N and --batch N (ingest client),
- * --hit-requests N (cache-hit phase), --seed N, --results-dir DIR, --no-docs, --keep (keep the
- * temp directory).
+ * --hit-requests N (cache-hit phase), --warmup-ms N (least warm-up per question and side, default
+ * 1000), --seed N, --results-dir DIR, --no-docs, --keep (keep the temp directory).
  */
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createWriteStream } from 'node:fs';
@@ -34,7 +34,7 @@ import { directoryBytes, QuarryClient, startQuarry } from './quarry.ts';
 import type { BenchEngine, BenchResult, CaseResult } from './report.ts';
 import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
 import type { Summary } from './stats.ts';
-import { geometricMean, summarise } from './stats.ts';
+import { geometricMean, summarise, warmUp } from './stats.ts';
 import { lockFolder } from '../src/data-dir/lock.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -278,6 +278,7 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
       batch: { type: 'string' },
       'hit-requests': { type: 'string' },
+      'warmup-ms': { type: 'string' },
       seed: { type: 'string' },
       'results-dir': { type: 'string' },
       'no-docs': { type: 'boolean' },
@@ -293,6 +294,7 @@ async function main(): Promise<void> {
   const batch = count(values.batch, 'batch', 1_000);
   const hitRequests = count(values['hit-requests'], 'hit-requests', 6_000);
   const seed = count(values.seed, 'seed', 1);
+  warmUp.ms = values['warmup-ms'] === '0' ? 0 : count(values['warmup-ms'], 'warmup-ms', warmUp.ms);
   const jsonOnly = values['json-only'] === true;
   const withBaseline = values['no-baseline'] !== true;
   const resultsDir = path.resolve(values['results-dir'] ?? path.join(repoRoot, 'bench', 'results'));

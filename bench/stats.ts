@@ -30,6 +30,9 @@ export function summarise(samples: readonly number[]): Summary {
   };
 }
 
+/** The least warm-up time per question and side (`--warmup-ms`; the smoke test only checks that the figures parse). */
+export const warmUp = { ms: 1_000 };
+
 /**
  * Times `fn` `runs` times after an untimed warm-up; milliseconds. The warm-up is at least
  * `warmup` calls and at least `warmupMs` of calls (at most 100): an engine's caches (marks, parts'
@@ -37,7 +40,7 @@ export function summarise(samples: readonly number[]): Summary {
  * an embedded chDB just opened answers erratically for its first second or so (measured: count
  * 7-73 ms over its first 25 calls, then 7-9 ms). Every side of a comparison gets the same warm-up.
  */
-export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 3, warmupMs = 1_000): Promise<Summary> {
+export async function timeRuns(fn: () => Promise<unknown>, runs: number, warmup = 3, warmupMs = warmUp.ms): Promise<Summary> {
   const warmStart = performance.now();
   for (let i = 0; i < 100 && (i < warmup || performance.now() - warmStart < warmupMs); i++) await fn();
   const samples: number[] = [];

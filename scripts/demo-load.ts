@@ -6,11 +6,12 @@
  *   npm run demo              # in another: 20,000 events for project `default`
  *
  * Options: --events N, --days N, --project NAME, --seed N, --token T, --url URL.
- * Environment: QUARRY_URL (default http://127.0.0.1:4000), LOGFLARE_PRIVATE_ACCESS_TOKEN, DATA_DIR.
+ * Environment, read as `npm start` reads it: PORT, HOST and DATA_DIR (where the generated token is),
+ * LOGFLARE_PRIVATE_ACCESS_TOKEN; QUARRY_URL (or --url) overrides PORT and HOST for a remote service.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { generatedTokenPath, loadConfig } from '../src/config.ts';
+import { type Config, generatedTokenPath, loadConfig } from '../src/config.ts';
 import { generateBatches } from '../src/demo/generator.ts';
 import { IngestError, ingestBatches } from '../src/demo/ingest-client.ts';
 
@@ -20,16 +21,23 @@ interface TokenChoice {
   shell: string;
 }
 
-function findToken(flag: string | undefined): TokenChoice | undefined {
+function findToken(flag: string | undefined, config: Config): TokenChoice | undefined {
   if (flag !== undefined && flag !== '') return { token: flag, shell: '<your token>' };
   const env = process.env.LOGFLARE_PRIVATE_ACCESS_TOKEN;
   if (env !== undefined && env !== '') return { token: env, shell: '$LOGFLARE_PRIVATE_ACCESS_TOKEN' };
-  const file = generatedTokenPath(loadConfig());
+  const file = generatedTokenPath(config);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     if (token !== '') return { token, shell: `$(cat '${file}')` };
   }
   return undefined;
+}
+
+/** The service `npm start` runs with this environment: HOST and PORT, as it listens. */
+function serviceUrl(config: Config): string {
+  const listenAll = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = listenAll ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
@@ -82,13 +90,22 @@ async function main(): Promise<void> {
   const days = positive('days', values.days, 3);
   const seed = Math.floor(positive('seed', values.seed, Date.now() % 1_000_000));
   const project = values.project ?? 'default';
-  const baseUrl = (values.url ?? process.env.QUARRY_URL ?? 'http://127.0.0.1:4000').replace(/\/+$/, '');
-
-  if (!(await isUp(baseUrl))) {
-    console.error(`Quarry does not answer at ${baseUrl}/health. Start it first with \`npm start\` (or set QUARRY_URL).`);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    console.error(`The environment is not one \`npm start\` would accept: ${(e as Error).message}`);
     process.exit(1);
   }
-  const choice = findToken(values.token);
+  const explicit = values.url ?? (process.env.QUARRY_URL || undefined);
+  const baseUrl = (explicit ?? serviceUrl(config)).replace(/\/+$/, '');
+
+  if (!(await isUp(baseUrl))) {
+    const how = explicit === undefined ? 'PORT and HOST as for `npm start`, or --url' : '--url or QUARRY_URL';
+    console.error(`Quarry does not answer at ${baseUrl}/health. Start it first with \`npm start\` (the address comes from ${how}).`);
+    process.exit(1);
+  }
+  const choice = findToken(values.token, config);
   if (choice === undefined) {
     console.error(
       'No access token found. Pass --token <token>, set LOGFLARE_PRIVATE_ACCESS_TOKEN, or run this from the\n' +
@@ -136,6 +153,8 @@ async function main(): Promise<void> {
   else console.log(`(logs.all could not be read back yet: ${rows})`);
   const url = `${baseUrl}/api/endpoints/query/logs.all`;
   console.log(`
+Explore them: open ${baseUrl}/ in a browser (logs.all, project "${project}").
+
 See the newest edge logs:
 
   curl -s -H "X-API-KEY: ${choice.shell}" "${url}?project=${encodeURIComponent(project)}"

@@ -2,15 +2,17 @@
  * The test runner (docs/TESTING.md): `npm test` and `npm run test:fast`.
  *
  *   node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N]
- *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [FILE-OR-FOLDER…]
+ *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [FILE-OR-FOLDER…]
  *
- * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts);
- * every other file runs in a process of its own: an integration file compiled (`node dist/test/….js`,
- * scripts/build.mjs; `--tsx` runs it from its TypeScript instead), a system file through tsx.
- * The unit process and the integration files share a pool of `--jobs` processes (default 2, the
- * cores of the reference machine); beside that pool, the system files that do not measure the
- * machine run `--system-jobs` at a time (default 1; they mostly wait on the services they spawn,
- * dist/src/main.js, built once up front); then each `alone` file with nothing beside it.
+ * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts,
+ * through tsx); the integration files run compiled (dist/test/….js, scripts/build.mjs) in batches,
+ * several files one after another in a process (`--isolate`: each in its own); a system file runs
+ * compiled in a process of its own. `--tsx` runs the integration and system files from their
+ * TypeScript instead. The unit process and the integration batches share a pool of `--jobs`
+ * processes (default 2, the cores of the reference machine); beside that pool, the system files
+ * that do not measure the machine run `--system-jobs` at a time (default 1; they mostly wait on the
+ * services they spawn, dist/src/quarry.mjs, built once up front), `--jobs` at a time once the pool
+ * is done; then each `alone` file with nothing beside it. With GNU time installed (/usr/bin/time), each process's CPU is reported too.
  *
  * A file that passes prints one line; a file that fails prints its whole spec output (the unit
  * process: its "failing tests" list, each with the `test at FILE:LINE` that names it). Exit code 1
@@ -19,7 +21,8 @@
  * the files whose path contains one of them; --test-name-pattern is given to every test process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { filesOf, type Tier, testFiles } from '../test/tiers.ts';
@@ -37,17 +40,19 @@ interface Options {
   list: boolean;
   /** Integration files from their TypeScript through tsx instead of compiled (dist/test). */
   tsx: boolean;
+  /** Each integration file in a process of its own instead of in batches. */
+  isolate: boolean;
 }
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [FILE-OR-FOLDER…]`,
+    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [FILE-OR-FOLDER…]`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false, tsx: false };
+  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false, tsx: false, isolate: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -85,6 +90,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--tsx':
         o.tsx = true;
+        break;
+      case '--isolate':
+        o.isolate = true;
         break;
       case '--help':
       case '-h':
@@ -203,6 +211,8 @@ interface Outcome {
   ok: boolean;
   output: string;
   ms: number;
+  /** CPU seconds (user + system) of the process and everything it waited for; undefined without /usr/bin/time. */
+  cpu?: number;
   counts: Counts;
   /** Why the process failed apart from failing tests. */
   problem?: string;
@@ -218,7 +228,13 @@ function runNode(args: string[], opts: Options, onLine?: (line: string) => void,
   const patterns = opts.namePatterns.flatMap((p) => ['--test-name-pattern', p]);
   const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}) };
   delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), '--test-reporter=spec', ...patterns, ...args], {
+  const nodeArgs = [...(compiled ? [] : ['--import', 'tsx']), '--test-reporter=spec', ...patterns, ...args];
+  // GNU time counts the CPU of the test process and of every process it waited for (the services
+  // it spawned and killed), which is what decides how long the suite takes on two cores.
+  const cpuFile = cpuDir === undefined ? undefined : path.join(cpuDir, `${cpuSeq++}`);
+  const [command, commandArgs] =
+    cpuFile === undefined ? [process.execPath, nodeArgs] : [timeCommand, ['-q', '-f', '%U %S', '-o', cpuFile, process.execPath, ...nodeArgs]];
+  const child = spawn(command, commandArgs, {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -267,9 +283,31 @@ function runNode(args: string[], opts: Options, onLine?: (line: string) => void,
             : undefined;
       const c = counts ?? zero();
       if (problem !== undefined) c.fail += 1;
-      resolve({ ok: code === 0 && problem === undefined, output, ms: performance.now() - t0, counts: c, ...(problem === undefined ? {} : { problem }) });
+      const cpu = cpuFile === undefined ? undefined : cpuSeconds(cpuFile);
+      resolve({
+        ok: code === 0 && problem === undefined,
+        output,
+        ms: performance.now() - t0,
+        counts: c,
+        ...(cpu === undefined ? {} : { cpu }),
+        ...(problem === undefined ? {} : { problem }),
+      });
     });
   });
+}
+
+const timeCommand = '/usr/bin/time';
+const cpuDir = existsSync(timeCommand) ? mkdtempSync(path.join(tmpdir(), 'quarry-test-cpu-')) : undefined;
+let cpuSeq = 0;
+process.on('exit', () => {
+  if (cpuDir !== undefined) rmSync(cpuDir, { recursive: true, force: true });
+});
+
+/** "user system" as GNU time wrote it (its last line: earlier ones say how the command ended). */
+function cpuSeconds(file: string): number | undefined {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const m = /([\d.]+) ([\d.]+)\s*$/.exec(text);
+  return m === null ? undefined : Number(m[1]) + Number(m[2]);
 }
 
 // ---- jobs
@@ -288,6 +326,12 @@ interface Result {
 }
 
 const results: Result[] = [];
+
+/** Total CPU seconds of `rs`, when every one of them was measured. */
+function cpuOf(rs: readonly Result[]): number | undefined {
+  if (rs.some((r) => r.outcome.cpu === undefined)) return undefined;
+  return rs.reduce((n, r) => n + (r.outcome.cpu ?? 0), 0);
+}
 const times = readTimes();
 
 function report(job: Job, outcome: Outcome, place: string): void {
@@ -296,7 +340,9 @@ function report(job: Job, outcome: Outcome, place: string): void {
   const c = outcome.counts;
   const extra = [c.skipped ? `${c.skipped} skipped` : '', c.todo ? `${c.todo} todo` : '', c.fail ? red(`${c.fail} failed`) : ''].filter(Boolean).join(', ');
   const mark = outcome.ok ? green('✔') : red('✖');
-  console.log(`${mark} ${job.label}  ${dim(`${plural(c.tests, 'test')}${extra ? `, ${extra}` : ''}, ${secs(outcome.ms)}`)}  ${dim(`[${place}, ${clock()}]`)}`);
+  console.log(
+    `${mark} ${job.label}  ${dim(`${plural(c.tests, 'test')}${extra ? `, ${extra}` : ''}, ${secs(outcome.ms)}${outcome.cpu === undefined ? '' : ` (CPU ${secs(outcome.cpu * 1000)})`}`)}  ${dim(`[${place}, ${clock()}]`)}`,
+  );
   if (!outcome.ok) {
     if (outcome.problem) console.log(red(`  ${job.label}: ${outcome.problem}`));
     if (job.tier !== 'unit' && !opts.verbose) {
@@ -313,44 +359,83 @@ function compiledPath(file: string): string {
 }
 
 function fileJob(file: string, tier: Tier, opts: Options): Job {
-  // Integration files run compiled: tsx's loader thread and transforms were about a third of
-  // their CPU. System files spawn and time processes and stay as they are.
-  const compiled = tier === 'integration' && !opts.tsx;
+  // Test files run compiled: tsx's loader thread and transforms were about a third of an
+  // integration file's CPU.
+  const compiled = tier !== 'unit' && !opts.tsx;
   return { label: file, tier, files: [file], run: () => runNode([compiled ? compiledPath(file) : file], opts, undefined, compiled) };
 }
 
-function unitJob(files: string[], opts: Options): Job {
-  const job: Job = {
-    label: `unit tier (${files.length} files in one process)`,
-    tier: 'unit',
+/**
+ * Several files in one process (scripts/test-in-one-process.ts), one after another: the unit tier
+ * from its TypeScript, a batch of integration files compiled. A process costs seconds of CPU
+ * before its first test (Node, the service's modules, Fastify's schema compilers, DuckDB and
+ * chDB), and a warm one runs the next file's code already optimised: an integration file takes
+ * about half the CPU in a batch that it takes alone.
+ */
+function batchJob(label: string, tier: Tier, files: string[], opts: Options, compiled: boolean): Job {
+  return {
+    label,
+    tier,
     files,
     run: async () => {
       // Per-file progress from the spec output: a file's suite closes at column 0.
       const seen = new Set<string>();
-      const outcome = await runNode(['scripts/test-in-one-process.ts', ...files], opts, (line) => {
-        const m = /^([✔✖﹣]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)/.exec(line);
-        if (m === null || seen.has(m[2] as string) || opts.verbose) return;
-        seen.add(m[2] as string);
+      const runner = compiled ? compiledPath('scripts/test-in-one-process.ts') : 'scripts/test-in-one-process.ts';
+      // The runner imports its files relative to its own folder's parent: dist/ when compiled.
+      const outcome = await runNode([runner, ...files.map((f) => (compiled ? f.replace(/\.ts$/, '.js') : f))], opts, (line) => {
+        const m = /^([✔✖﹣]) (test\/\S+\.test)\.[jt]s \(([\d.]+)ms\)/.exec(line);
+        const file = m === null ? undefined : `${m[2]}.ts`;
+        if (m === null || file === undefined || seen.has(file)) return;
+        seen.add(file);
+        if (tier !== 'unit') times[file] = Math.round(Number(m[3]));
+        if (opts.verbose) return;
         const mark = m[1] === '✖' ? red('✖') : green('✔');
-        console.log(`  ${mark} ${m[2]}  ${dim(`${secs(Number(m[3]))}  [unit ${seen.size}/${files.length}, ${clock()}]`)}`);
+        console.log(`  ${mark} ${file}  ${dim(`${secs(Number(m[3]))}  [${label} ${seen.size}/${files.length}, ${clock()}]`)}`);
       });
       if (!outcome.ok && !opts.verbose) {
-        const text = outcome.output;
-        const at = stripAnsi(text).indexOf('✖ failing tests:');
-        console.log(dim('---- unit tier: failures ----'));
-        console.log((at >= 0 ? stripAnsi(text).slice(at) : text).trimEnd());
-        console.log(dim('---- end of unit tier failures ----'));
+        const text = stripAnsi(outcome.output);
+        const at = text.indexOf('✖ failing tests:');
+        console.log(dim(`---- ${label}: failures ----`));
+        console.log((at >= 0 ? text.slice(at) : text).trimEnd());
+        console.log(dim(`---- end of ${label} failures ----`));
       }
       return outcome;
     },
   };
-  return job;
 }
 
-/** Runs jobs `width` at a time, longest (by earlier runs) first. */
-async function pool(jobs: Job[], width: number, name: string): Promise<void> {
+function unitJob(files: string[], opts: Options): Job {
+  return batchJob(`unit tier (${files.length} files in one process)`, 'unit', files, opts, false);
+}
+
+/**
+ * The integration files in batches of one process each, balanced by earlier runs' durations:
+ * twice as many batches as `--jobs`, so no batch is left running alone at the end. `--isolate`
+ * (or a single file) runs each in a process of its own.
+ */
+function integrationJobs(files: string[], opts: Options): Job[] {
+  const compiled = !opts.tsx;
+  if (opts.isolate || files.length < 2) return files.map((f) => fileJob(f, 'integration', opts));
+  const count = Math.min(files.length, opts.jobs * 2);
+  const batches = Array.from({ length: count }, () => ({ files: [] as string[], ms: 0 }));
+  const expected = (f: string) => times[f] ?? 10_000;
+  for (const f of [...files].sort((a, b) => expected(b) - expected(a))) {
+    const lightest = batches.reduce((a, b) => (b.ms < a.ms ? b : a));
+    lightest.files.push(f);
+    lightest.ms += expected(f);
+  }
+  return batches.map((b, i) =>
+    batchJob(`integration batch ${i + 1}/${count} (${plural(b.files.length, 'file')})`, 'integration', b.files.sort(), opts, compiled),
+  );
+}
+
+/**
+ * Runs jobs `width` at a time, longest (by earlier runs) first; once `widen` resolves, `wider` at a
+ * time (the system lane takes the cores the unit and integration processes leave when they end).
+ */
+async function pool(jobs: Job[], width: number, name: string, widen?: { when: Promise<unknown>; to: number }): Promise<void> {
   if (jobs.length === 0) return;
-  const expected = (j: Job) => (j.tier === 'unit' ? Number.POSITIVE_INFINITY : (times[j.files[0] as string] ?? 10_000));
+  const expected = (j: Job) => (j.tier === 'unit' ? Number.POSITIVE_INFINITY : j.files.reduce((n, f) => n + (times[f] ?? 10_000), 0));
   const queue = [...jobs].sort((a, b) => expected(b) - expected(a));
   let done = 0;
   const worker = async () => {
@@ -360,7 +445,14 @@ async function pool(jobs: Job[], width: number, name: string): Promise<void> {
       report(job, outcome, `${name} ${done}/${jobs.length}`);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
+  const late = widen === undefined ? 0 : Math.max(0, widen.to - width);
+  await Promise.all([
+    ...Array.from({ length: Math.min(width, jobs.length) }, worker),
+    ...Array.from({ length: late }, async () => {
+      await widen?.when;
+      await worker();
+    }),
+  ]);
 }
 
 function heading(text: string): void {
@@ -415,10 +507,9 @@ if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${proc
 const tierStart: Partial<Record<string, number>> = {};
 const tierEnd: Partial<Record<string, number>> = {};
 
-// The service the system files spawn (dist/src/main.js) and the compiled integration files are
-// built once here, before any of them runs.
-if (integrationFiles.length > 0 && !opts.tsx) build({ tests: true });
-else if (systemFiles.length > 0) build();
+// The service the system files spawn (dist/src/quarry.mjs) and the compiled test files are built
+// once here, before any of them runs.
+if (integrationFiles.length + systemFiles.length > 0) build({ tests: !opts.tsx });
 
 // The system files that do not measure the machine mostly wait on the processes they start: they
 // run in a lane of their own beside the unit process and the integration files.
@@ -427,7 +518,7 @@ const first =
     ? (async () => {
         heading(`unit (${plural(unitFiles.length, 'file')}, one process) and integration (${plural(integrationFiles.length, 'file')}, ${opts.jobs} at a time)`);
         tierStart.first = performance.now();
-        const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationFiles.map((f) => fileJob(f, 'integration', opts))];
+        const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationJobs(integrationFiles, opts)];
         await pool(jobs, opts.jobs, 'unit+integration');
         tierEnd.first = performance.now();
       })()
@@ -435,12 +526,13 @@ const first =
 const beside =
   together.length > 0
     ? (async () => {
-        heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time, beside the others)`);
+        heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time beside the others, then ${Math.max(opts.systemJobs, opts.jobs)})`);
         tierStart.system = performance.now();
         await pool(
           together.map((f) => fileJob(f, 'system', opts)),
           opts.systemJobs,
           'system',
+          { when: first, to: Math.max(opts.systemJobs, opts.jobs) },
         );
         tierEnd.system = performance.now();
       })()
@@ -470,8 +562,9 @@ for (const tier of ['unit', 'integration', 'system'] as const) {
   add(all, c);
   const files = rs.reduce((n, r) => n + r.job.files.length, 0);
   const busy = rs.reduce((n, r) => n + r.outcome.ms, 0);
+  const cpu = cpuOf(rs);
   console.log(
-    `${tier.padEnd(12)} ${String(files).padStart(3)} files  ${String(c.tests).padStart(5)} tests  ${String(c.pass).padStart(5)} pass  ${c.fail ? red(`${c.fail} fail`) : '0 fail'}  ${c.skipped} skipped  ${c.todo} todo  ${dim(`(process time ${secs(busy)})`)}`,
+    `${tier.padEnd(12)} ${String(files).padStart(3)} files  ${String(c.tests).padStart(5)} tests  ${String(c.pass).padStart(5)} pass  ${c.fail ? red(`${c.fail} fail`) : '0 fail'}  ${c.skipped} skipped  ${c.todo} todo  ${dim(`(process time ${secs(busy)}${cpu === undefined ? '' : `, CPU ${secs(cpu * 1000)}`})`)}`,
   );
 }
 const phases = [
@@ -492,6 +585,16 @@ const slowest = results
   .sort((a, b) => b.outcome.ms - a.outcome.ms)
   .slice(0, 5);
 if (slowest.length > 0) console.log(dim(`slowest: ${slowest.map((r) => `${r.job.label} ${secs(r.outcome.ms)}`).join(', ')}`));
+const busiest = results
+  .filter((r) => r.job.files.length === 1 && r.outcome.cpu !== undefined)
+  .sort((a, b) => (b.outcome.cpu ?? 0) - (a.outcome.cpu ?? 0))
+  .slice(0, 8);
+if (busiest.length > 0) {
+  const cpu = cpuOf(results) ?? 0;
+  console.log(
+    dim(`CPU ${clock(cpu * 1000)} in all (user + system); most: ${busiest.map((r) => `${r.job.label} ${secs((r.outcome.cpu ?? 0) * 1000)}`).join(', ')}`),
+  );
+}
 const failed = results.filter((r) => !r.outcome.ok);
 console.log(
   bold(

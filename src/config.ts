@@ -250,7 +250,7 @@ export const serviceSettings = {
   INGEST_MAX_KEY_LENGTH: wholeSetting({
     default: defaultSchemaLimits.maxKeyLength,
     atLeast: 1,
-    description: 'longer key names are cut (and made unique)',
+    description: "longer key names are cut, with one more leading `_` (Logflare's rule), and made unique",
     contract: true,
   }),
   RETENTION_SWEEP_SECONDS: wholeSetting({

@@ -86,10 +86,21 @@ async function main(): Promise<void> {
       `    ${server.generatedPrivateToken}`,
     );
   }
+  // `npm run demo` reads the same PORT, HOST and DATA_DIR, so it finds this service and its token.
+  const env = [
+    config.port !== 4000 ? `PORT=${new URL(server.url).port}` : '',
+    process.env.HOST ? `HOST=${config.host}` : '',
+    process.env.DATA_DIR ? `DATA_DIR=${config.dataDir}` : '',
+  ]
+    .filter((x) => x !== '')
+    .join(' ');
   lines.push(
     '',
+    `Demo:    ${env === '' ? '' : `${env} `}npm run demo   (in another terminal: loads ~20k Supabase-like logs for project "default")`,
     `Explore: open ${server.url}/ in a browser and sign in with ${server.generatedPrivateToken ? 'the token above' : 'your private access token'}`,
     `Try:     curl -H "X-API-KEY: <token>" "${server.url}/api/endpoints/query/logs.all?project=default"`,
+    '',
+    `Requests are logged one line each at LOG_LEVEL=debug (now ${config.logLevel}).`,
   );
   console.log(lines.join('\n'));
   if (deferredSignal !== undefined) closeAndExit(server, deferredSignal);

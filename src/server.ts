@@ -27,7 +27,6 @@ import { IngestService } from './ingest/pipeline.ts';
 import { QuarryMetrics } from './metrics/metrics.ts';
 import { StorageUsageProbe } from './metrics/storage-usage.ts';
 import { seedSupabaseEndpoints } from './endpoints/seed.ts';
-import { openPostgresMetadata } from './metadata/postgres/records.ts';
 import { type SourceRepository, supabaseSources } from './metadata/sources.ts';
 import { type MetadataStore, openMetadataStore } from './metadata/store.ts';
 import { RetentionTask } from './storage/retention.ts';
@@ -55,6 +54,8 @@ async function seedSources(sources: SourceRepository, admin: SourceAdmin, retent
 /** The shared store when DATABASE_URL is set, else the embedded one (its own file in DATA_DIR). */
 async function openMetadata(config: Config, onError: (e: unknown) => void): Promise<MetadataStore> {
   if (config.databaseUrl === undefined) return openMetadataStore(await openEmbeddedMetadata({ path: metadataPath(config) }));
+  // Loaded only here: the PostgreSQL client is a tenth of the start-up's module loading.
+  const { openPostgresMetadata } = await import('./metadata/postgres/records.ts');
   const store = await openMetadataStore(await openPostgresMetadata({ url: config.databaseUrl, pollMs: config.metadataPollMs, onError }));
   // A node that ran on the embedded store brings its metadata along once; the file is kept, renamed.
   const embedded = metadataPath(config);

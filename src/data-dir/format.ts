@@ -7,14 +7,17 @@
 import { readFileSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sourceFile } from '../source-files.ts';
 import { errnoCode, isNotWritable, StartupError } from './startup-error.ts';
 
 /**
  * The format this build writes and the newest it reads. 1: the first marked layout. 2: every
  * record holds a presence marker (src/storage/presence.ts), which an earlier build would show as a
- * field and fail to insert beside; an earlier folder is upgraded at open.
+ * field and fail to insert beside; an earlier folder is upgraded at open. 3: each source records the
+ * rule its keys are renamed by (`key_rule`, src/ingest/keys.ts), a column of the embedded metadata
+ * that an earlier build's inserts would not fill.
  */
-export const DATA_FORMAT = 2;
+export const DATA_FORMAT = 3;
 export const FORMAT_FILE = 'quarry-format.json';
 
 interface Marker {
@@ -24,7 +27,7 @@ interface Marker {
 
 const quarryVersion = (() => {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(sourceFile('..', 'package.json'), 'utf8')) as { version?: string };
     return `quarry ${pkg.version ?? '?'}`;
   } catch {
     return 'quarry';

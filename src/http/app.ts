@@ -20,15 +20,16 @@ import { type SourceAdmin, sourceRoutes } from './source-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 
 /**
- * One log line per request: method, path (without the query string, which may carry a token),
- * status and duration. Headers are never logged.
+ * One log line per request, at the debug level (at info the log stays readable: start-up, warnings,
+ * background work): method, path (without the query string, which may carry a token), status and
+ * duration. Headers are never logged.
  */
 class RequestLog extends LogController {
   override incomingRequest(): void {}
   override requestCompleted(_error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply): void {
     const path = req.url.split('?')[0];
     const ms = Number(reply.elapsedTime.toFixed(1));
-    req.log.info({ method: req.method, path, status: reply.statusCode, ms }, `${req.method} ${path} ${reply.statusCode} ${ms}ms`);
+    req.log.debug({ method: req.method, path, status: reply.statusCode, ms }, `${req.method} ${path} ${reply.statusCode} ${ms}ms`);
   }
 }
 
@@ -95,7 +96,7 @@ export async function buildApp(deps: AppDeps) {
     forceCloseConnections: 'idle',
     // No type coercion: `"enable_auth": null` must be refused, not read as false. All errors at
     // once, so a 422 names every bad field.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, validateSchema: false } },
     schemaController: sharedSchemaCompilers,
     // Errors raised before routing (a malformed URL, ...) get the same error shape as the rest.
     frameworkErrors: (error, _req, reply) => sendError(reply, toQuarryError(error)),

@@ -1,16 +1,19 @@
 /**
  * `GET /api/endpoints/:id/stats` (docs/API.md §5, private scope): this node's usage of one endpoint
- * over the last hour and the last day.
+ * over the last hour and the last day. As for running an endpoint, the segment is its id when it
+ * reads as a UUID, else its name (`/api/endpoints/logs.all/stats`).
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { Auth } from '../auth/auth.ts';
 import type { EndpointService } from '../endpoints/service.ts';
+import { looksLikeUuid } from '../endpoints/model.ts';
 import type { EndpointStats } from '../endpoints/stats.ts';
+import { QuarryError } from '../errors.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 export interface EndpointStatsRoutesOptions {
   auth: Auth;
-  service: Pick<EndpointService, 'get'>;
+  service: Pick<EndpointService, 'get' | 'list'>;
   stats: EndpointStats;
 }
 
@@ -57,10 +60,17 @@ export const endpointStatsRoutes: FastifyPluginAsyncTypebox<EndpointStatsRoutesO
       schema: {
         tags: ['endpoints'],
         summary: "This node's usage of an endpoint over the last hour and day",
-        params: Type.Object({ id: Type.String({ description: 'The endpoint id (UUID).' }) }),
+        params: Type.Object({ id: Type.String({ description: 'The endpoint id (UUID), or its name.' }) }),
         response: { 200: StatsView, 404: ErrorResponse, ...authErrors },
       },
     },
-    async (req) => stats.view(service.get(req.params.id).id),
+    async (req) => stats.view(endpointId(service, req.params.id)),
   );
 };
+
+function endpointId(service: Pick<EndpointService, 'get' | 'list'>, idOrName: string): string {
+  if (looksLikeUuid(idOrName)) return service.get(idOrName).id;
+  const named = service.list().find((e) => e.name === idOrName);
+  if (!named) throw new QuarryError('NOT_FOUND', `No endpoint with id or name ${idOrName}.`);
+  return named.id;
+}

@@ -11,10 +11,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { sourceFile } from '../source-files.ts';
 
-const WEB_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'web');
+const WEB_DIR = sourceFile('web');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -7,23 +7,29 @@
  *   Missing or unparseable (including ISO without an offset) → the ingest time;
  * - `event_message`: `event_message`, else `message` (then `message` is not kept twice); text as
  *   is, anything else as its JSON text;
- * - every other top-level key is kept at any depth, names made column-safe (src/ingest/keys.ts).
+ * - every other top-level key is kept at any depth, names made column-safe by the source's key rule
+ *   (src/ingest/keys.ts).
  */
 import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { jsonText, wellFormed } from '../storage/json-text.ts';
 import { defaultSchemaLimits } from '../storage/limits.ts';
 import { MICROS_PER_SECOND, millisToMicros, parseZonedTimestamp } from '../time.ts';
 import { newEventId } from './event-id.ts';
-import { type KeyLimits, sanitiseObject } from './keys.ts';
+import { DEFAULT_KEY_RULE, type KeyLimits, type KeyRule, sanitiseObject } from './keys.ts';
 
 const RESERVED = new Set(['id', 'timestamp', 'event_message']);
 
-export function normaliseEvent(event: { [key: string]: unknown }, nowMicros: bigint, limits: KeyLimits = defaultSchemaLimits): StoredEvent {
+export function normaliseEvent(
+  event: { [key: string]: unknown },
+  nowMicros: bigint,
+  limits: KeyLimits = defaultSchemaLimits,
+  rule: KeyRule = DEFAULT_KEY_RULE,
+): StoredEvent {
   return {
     id: eventId(event.id),
     timestamp: parseTimestamp(event.timestamp) ?? nowMicros,
     event_message: eventMessage(event),
-    fields: eventFields(event, limits),
+    fields: eventFields(event, limits, rule),
   };
 }
 
@@ -44,11 +50,11 @@ export function messageMoved(event: { [key: string]: unknown }): boolean {
   return (event.event_message === undefined || event.event_message === null) && event.message !== undefined && event.message !== null;
 }
 
-/** Every key but id, timestamp and the event message, sanitised. */
-export function eventFields(event: { [key: string]: unknown }, limits: KeyLimits = defaultSchemaLimits): JsonObject {
+/** Every key but id, timestamp and the event message, sanitised under the source's key `rule`. */
+export function eventFields(event: { [key: string]: unknown }, limits: KeyLimits = defaultSchemaLimits, rule: KeyRule = DEFAULT_KEY_RULE): JsonObject {
   const { id, timestamp, event_message, message, ...rest } = event;
   if (event_message !== undefined && event_message !== null && message !== undefined && message !== null) rest.message = message;
-  return sanitiseObject(rest, RESERVED, limits);
+  return sanitiseObject(rest, RESERVED, limits, rule);
 }
 
 export function nowMicros(): bigint {

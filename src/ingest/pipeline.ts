@@ -139,7 +139,7 @@ export class IngestService {
         }),
       );
     }
-    const prepared = prepareRequest(events, nowMicros(), rawText, this.limits);
+    const prepared = prepareRequest(events, nowMicros(), rawText, this.limits, source.key_rule);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ source, count: events.length, prepared, resolve, reject });
       this.queued += events.length;

@@ -5,8 +5,9 @@
  *
  * Reading the received text is only allowed when it yields exactly what the sanitise → conform →
  * JSON.stringify path would store. That holds for an event when:
- * - every key at every depth is already column-safe and unique ignoring case (sanitising changes
- *   nothing), and no top-level key is a case variant of `id`, `timestamp` or `event_message`;
+ * - every key at every depth is already column-safe under the source's key rule and unique
+ *   ignoring case (sanitising changes nothing), and no top-level key is a case variant of `id`,
+ *   `timestamp` or `event_message`;
  * - no value needs converting: within the request no field met values of two kinds (that would make
  *   it a `string` column holding JSON text), and no array or object value is typeless (`[]`, `{}`,
  *   `[null]`: DuckDB reads `[]` as a record of NULLs where conform stores NULL);
@@ -30,7 +31,7 @@ import { BOOL, findName, inferFields, numberType, STRING } from '../storage/infe
 import { defaultSchemaLimits } from '../storage/limits.ts';
 import type { FieldType } from '../storage/schema.ts';
 import type { RawEvent } from './body.ts';
-import { type KeyLimits, safeKey } from './keys.ts';
+import { DEFAULT_KEY_RULE, type KeyLimits, type KeyRule, safeKey } from './keys.ts';
 import { eventFields, eventId, eventMessage, messageMoved, parseTimestamp } from './normalise.ts';
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
@@ -49,11 +50,14 @@ export interface PreparedRequest {
   /** Some event's `message` became its event message (then `message` must not be a column). */
   messageMoved: boolean;
   limits: KeyLimits;
+  /** The source's key rule (src/ingest/keys.ts). */
+  rule: KeyRule;
 }
 
 interface WalkState {
   ok: boolean;
   limits: KeyLimits;
+  rule: KeyRule;
   /** A number of magnitude 2^63 or more was seen (`RawEventArray.wideNumbers`). */
   wide: boolean;
 }
@@ -64,8 +68,15 @@ const WIDE_NUMBER = 2 ** 63;
 /**
  * The standard columns and field types of a request's events. `rawText`, when given, is the JSON
  * text of an array holding exactly `events`; `raw` keeps it when storage may read fields from it.
+ * `rule` is the source's key rule.
  */
-export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, rawText?: string, limits: KeyLimits = defaultSchemaLimits): PreparedRequest {
+export function prepareRequest(
+  events: readonly RawEvent[],
+  nowMicros: bigint,
+  rawText?: string,
+  limits: KeyLimits = defaultSchemaLimits,
+  rule: KeyRule = DEFAULT_KEY_RULE,
+): PreparedRequest {
   const n = events.length;
   const out: PreparedRequest = {
     events,
@@ -77,8 +88,9 @@ export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, r
     raw: rawText !== undefined && textReadable(rawText) ? { text: rawText, count: n, elements: events as readonly JsonObject[] } : undefined,
     messageMoved: false,
     limits,
+    rule,
   };
-  const state: WalkState = { ok: true, limits, wide: false };
+  const state: WalkState = { ok: true, limits, rule, wide: false };
   let observed: Record<string, FieldType> | undefined;
   for (let i = 0; i < n; i++) {
     const e = events[i] as RawEvent;
@@ -92,7 +104,7 @@ export function prepareRequest(events: readonly RawEvent[], nowMicros: bigint, r
       if (state.ok) continue;
       out.raw = undefined;
     }
-    const fields = eventFields(e, limits);
+    const fields = eventFields(e, limits, rule);
     out.fields[i] = fields;
     observed = inferFields(fields, observed);
   }
@@ -113,7 +125,7 @@ function textReadable(text: string): boolean {
 export function fieldsOf(prepared: PreparedRequest, i: number): JsonObject {
   let f = prepared.fields[i];
   if (f === undefined) {
-    f = eventFields(prepared.events[i] as RawEvent, prepared.limits);
+    f = eventFields(prepared.events[i] as RawEvent, prepared.limits, prepared.rule);
     prepared.fields[i] = f;
   }
   return f;
@@ -178,7 +190,7 @@ function walkTop(event: RawEvent, into: Record<string, FieldType> | undefined, s
 
 /** A key not yet in `fields`: already column-safe, and no other spelling of it is there. */
 function newKeyOk(fields: Record<string, FieldType> | undefined, key: string, state: WalkState): boolean {
-  return safeKey(key, state.limits.maxKeyLength) && (fields === undefined || findName(fields, key) === undefined);
+  return safeKey(key, state.limits.maxKeyLength, state.rule) && (fields === undefined || findName(fields, key) === undefined);
 }
 
 function fail(state: WalkState, fields: Record<string, FieldType> | undefined): Record<string, FieldType> | undefined {

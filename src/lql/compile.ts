@@ -68,7 +68,9 @@ export function compileRules(rules: LqlRules, ctx: CompileContext): CompiledLql 
     const ast = select({ columns, from: cte, where, groupBy: [bucket], orderBy: [order(bucket, 'asc')] });
     return { ast, params, cte, rules };
   }
-  const ast = select({ columns: selectColumns(rules), from: cte, where, orderBy: [order(col('timestamp'), 'desc')] });
+  // Which request failed, not only when: the row's id and message come by default where the CTE has them.
+  const shown = DEFAULT_COLUMNS.filter((name) => ctx.fieldType?.(cte, [name]) !== undefined);
+  const ast = select({ columns: selectColumns(rules, shown), from: cte, where, orderBy: [order(col('timestamp'), 'desc')] });
   return { ast, params, cte, rules };
 }
 
@@ -99,12 +101,18 @@ function defaultAlias(path: string): string | undefined {
   return path.includes('.') ? path.replaceAll('.', '_') : undefined;
 }
 
-/** Explicit `s:` paths; otherwise `timestamp` and the paths the filters use (never `*`). */
-function selectColumns(rules: LqlRules): (Expr | [Expr, string])[] {
+/** Shown after `timestamp` when there is no `s:`, when the CTE's columns are known to hold them. */
+const DEFAULT_COLUMNS = ['id', 'event_message'];
+
+/**
+ * Explicit `s:` paths; otherwise `timestamp`, the `shown` defaults and the paths the filters use
+ * (never `*`).
+ */
+function selectColumns(rules: LqlRules, shown: readonly string[]): (Expr | [Expr, string])[] {
   const items: { path: string; alias: string | undefined }[] =
     rules.selects.length > 0
       ? rules.selects.map((s) => ({ path: s.path, alias: s.alias ?? defaultAlias(s.path) }))
-      : ['timestamp', ...rules.filters.map((f) => f.path)].map((path) => ({ path, alias: defaultAlias(path) }));
+      : ['timestamp', ...shown, ...rules.filters.map((f) => f.path)].map((path) => ({ path, alias: defaultAlias(path) }));
   const seen = new Set<string>();
   const columns: (Expr | [Expr, string])[] = [];
   for (const { path, alias } of items) {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import peggy from 'peggy';
 import { QuarryError } from '../errors.ts';
+import { sourceFile } from '../source-files.ts';
 
 /** Where a clause sits in the LQL text, for error messages. Line and column are 1-based. */
 export interface ClauseSource {
@@ -76,7 +77,7 @@ let parser: peggy.Parser | undefined;
 
 function grammarParser(): peggy.Parser {
   if (!parser) {
-    const grammar = readFileSync(new URL('./grammar.peggy', import.meta.url), 'utf8');
+    const grammar = readFileSync(sourceFile('lql', 'grammar.peggy'), 'utf8');
     parser = peggy.generate(grammar, { output: 'parser', grammarSource: 'grammar.peggy' });
   }
   return parser;

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { type Endpoint, endpointFields } from '../endpoints/model.ts';
 import { QuarryError } from '../errors.ts';
 import { serialQueue } from '../serial-queue.ts';
+import { DEFAULT_KEY_RULE } from '../schemas/source.ts';
 import { physicalTableName } from '../storage/sources.ts';
 import type { EndpointRepository } from './endpoints.ts';
 import type { MetadataRecords, MetadataSnapshot, MetadataWrite, StoredToken, WriteOutcome } from './records.ts';
@@ -200,6 +201,7 @@ export async function openMetadataStore(records: MetadataRecords): Promise<Metad
           id,
           name: input.name,
           table: physicalTableName(id),
+          key_rule: DEFAULT_KEY_RULE,
           retention_days: input.retention_days ?? null,
           created_at: now,
           updated_at: now,

@@ -32,10 +32,22 @@ export const SourceSchema = Type.Object(
   { $id: 'Source' },
 );
 
-/** A source as the metadata store keeps it: the API's fields and its physical table in the engine. */
+/** How ingest names a source's fields (src/ingest/keys.ts); a stored source without one: `legacy`. */
+export type KeyRule = 'logflare' | 'legacy';
+
+/** The rule of every source created from now on: Logflare's. */
+export const DEFAULT_KEY_RULE: KeyRule = 'logflare';
+
+/**
+ * A source as the metadata store keeps it: the API's fields, its physical table in the engine, and
+ * how ingest names its fields (src/ingest/keys.ts): `logflare` for sources created since Logflare's
+ * rule was adopted, `legacy` for older ones (a stored record without the field), so their columns
+ * keep receiving the same names.
+ */
 export const SourceRecord = Type.Object({
   ...SourceSchema.properties,
   table: Type.String({ description: 'Physical table in the engine; never shown to clients.' }),
+  key_rule: Type.Union([Type.Literal('logflare'), Type.Literal('legacy')], { description: 'How ingest names fields; never shown to clients.' }),
 });
 
 export type Source = Static<typeof SourceRecord>;

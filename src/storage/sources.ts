@@ -3,6 +3,7 @@
  * catalogue in step. The only writer of schemas; the ingest pipeline calls `evolve` before it
  * appends.
  */
+import type { KeyRule } from '../schemas/source.ts';
 import type { StorageEngine } from './port.ts';
 import { QuarryError } from '../errors.ts';
 import type { SchemaCatalog } from './catalog.ts';
@@ -18,6 +19,8 @@ export interface SourceRef {
   name: string;
   /** Physical table, when the source registry already chose one (default `physicalTableName(id)`). */
   table?: string;
+  /** How ingest names its fields (src/ingest/keys.ts); Logflare's rule when absent. */
+  key_rule?: KeyRule;
 }
 
 /** `src_` + the id's letters and digits: a physical name that needs no quoting and never collides. */

@@ -7,9 +7,12 @@ import { ApiError, api, forgetToken, storeToken, storedToken } from './api.js';
 import { clearChart, drawChart, planChart } from './chart.js';
 import { byId, h, replace } from './dom.js';
 import { hideError, showError } from './error-view.js';
-import { readParams, rememberParams, renderParams } from './params.js';
-import { declaredParams, finalSelect, mergeForSave } from './sql-text.js';
+import { lqlExamples, withSource } from './lql-help.js';
+import { paramSpecs, readParams, rememberParams, renderParams } from './params.js';
+import { closeRow, openRow } from './record-panel.js';
+import { cteNames, declaredParams, finalSelect, mergeForSave } from './sql-text.js';
 import { renderTable } from './table.js';
+import { applyTimeRange, renderTimeRange } from './time-range.js';
 import { fieldList } from './tree.js';
 import { renderUsage } from './usage.js';
 import { analyse, formatTimestamp, timeZone } from './values.js';
@@ -56,6 +59,8 @@ const el = {
   endpointUsage: byId('endpoint-usage'),
   queryForm: /** @type {HTMLFormElement} */ (byId('query-form')),
   editor: /** @type {HTMLTextAreaElement} */ (byId('editor')),
+  lqlExamples: byId('lql-examples'),
+  chartNote: byId('chart-note'),
   language: byId('language'),
   runHint: byId('run-hint'),
   sandboxNote: byId('sandbox-note'),
@@ -73,6 +78,7 @@ const el = {
   saveName: /** @type {HTMLInputElement} */ (byId('save-name')),
   saveDescription: /** @type {HTMLInputElement} */ (byId('save-description')),
   saveCache: /** @type {HTMLInputElement} */ (byId('save-cache')),
+  saveSandboxable: /** @type {HTMLInputElement} */ (byId('save-sandboxable')),
   saveQuery: /** @type {HTMLTextAreaElement} */ (byId('save-query')),
   saveError: byId('save-error'),
   saveCancel: byId('save-cancel'),
@@ -293,6 +299,7 @@ function selectEndpoint(ep) {
   el.endpointUsage.hidden = true;
   showUsage(ep);
   el.params.hidden = !renderParams(el.paramFields, ep);
+  renderTimeRange(el.paramFields, ep.id);
   // Only a sandboxable endpoint takes a query of the caller's; the others take parameters.
   el.editor.hidden = !ep.sandboxable;
   el.language.hidden = !ep.sandboxable;
@@ -302,10 +309,41 @@ function selectEndpoint(ep) {
     : 'Not sandboxable: runs its saved query; only the parameters apply.';
   loadDraft();
   updateSaveButton();
+  updateLqlHelp();
   hideError(el.error);
   el.results.hidden = true;
+  closeRow();
   clearChart();
   renderEndpointList();
+}
+
+/** In LQL mode: a placeholder and examples that run as typed on this endpoint. */
+function updateLqlHelp() {
+  const ep = state.current;
+  const lql = state.language === 'lql' && ep?.sandboxable === true;
+  const examples = ep ? lqlExamples(cteNames(ep.query)) : [];
+  el.editor.placeholder = lql ? `e.g. ${examples[0] ?? ''}` : '';
+  el.lqlExamples.hidden = !lql;
+  replace(
+    el.lqlExamples,
+    h('span', { class: 'hint' }, 'Examples:'),
+    examples.map((x) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'example',
+          title: 'Put this in the editor',
+          onclick: () => {
+            el.editor.value = x;
+            keepDraft();
+            el.editor.focus();
+          },
+        },
+        x,
+      ),
+    ),
+  );
 }
 
 function updateSaveButton() {
@@ -318,9 +356,9 @@ for (const radio of el.queryForm.querySelectorAll('input[name=language]')) {
   radio.addEventListener('change', () => {
     keepDraft();
     state.language = /** @type {Language} */ (/** @type {HTMLInputElement} */ (radio).value);
-    el.editor.placeholder = state.language === 'lql' ? 'e.g. f:edge_logs c:count(*) c:group_by(t::minute)' : '';
     loadDraft();
     updateSaveButton();
+    updateLqlHelp();
   });
 }
 
@@ -331,6 +369,7 @@ async function run() {
   const ep = state.current;
   const token = state.token;
   if (!ep || !token) return;
+  applyTimeRange(el.paramFields);
   const params = readParams(el.paramFields);
   rememberParams(ep, params);
   /** @type {Record<string, string>} */
@@ -338,19 +377,30 @@ async function run() {
   for (const [k, v] of Object.entries(params)) if (v !== '') body[k] = v;
   const text = el.editor.value;
   const language = state.language;
-  if (ep.sandboxable && text.trim() !== '') body[language] = text;
+  /** @type {string | undefined} */
+  let note;
+  if (ep.sandboxable && text.trim() !== '') {
+    if (language === 'lql') {
+      const chosen = withSource(text, cteNames(ep.query));
+      body.lql = chosen.text;
+      note = chosen.note;
+    } else {
+      body.sql = text;
+    }
+  }
   el.run.disabled = true;
   el.run.textContent = 'Running…';
   el.queryForm.setAttribute('aria-busy', 'true');
   try {
     const answer = await api(token, 'POST', `/api/endpoints/query/${encodeURIComponent(ep.id)}`, body);
     hideError(el.error);
-    showResults(ep, answer);
+    showResults(ep, answer, params, note);
   } catch (e) {
     if (signedOut(e)) return;
     el.results.hidden = true;
     clearChart();
-    showError(el.error, e, body[language] !== undefined ? { text, target: el.editor } : undefined);
+    // An error's position is in the text sent, which starts with the added f: when there is one.
+    showError(el.error, e, body[language] === text ? { text, target: el.editor } : undefined);
   } finally {
     el.run.disabled = false;
     el.run.textContent = 'Run';
@@ -362,8 +412,10 @@ async function run() {
 /**
  * @param {Endpoint} ep
  * @param {import('./api.js').ApiAnswer} answer
+ * @param {Record<string, string>} params the values sent ('' for not sent)
+ * @param {string | undefined} note what the explorer did to the query, if anything
  */
-function showResults(ep, answer) {
+function showResults(ep, answer, params, note) {
   const rows = /** @type {Record<string, unknown>[]} */ (answer.body?.result ?? []);
   const columns = analyse(rows);
   const warnings = answer.headers.get('x-query-warnings');
@@ -376,13 +428,51 @@ function showResults(ep, answer) {
   ];
   replace(el.resultMeta, ...meta);
   if (warnings) el.resultMeta.append(h('div', { class: 'warning' }, `Warnings: ${warnings}`));
+  if (note) el.resultMeta.append(h('div', { class: 'lql-note', id: 'lql-note' }, note));
   el.results.hidden = false;
+  closeRow();
   const plan = planChart(rows, columns);
   el.chart.hidden = plan === undefined;
   if (plan) drawChart(el.chart, plan);
   else clearChart();
-  if (rows.length === 0) replace(el.table, h('caption', {}, 'No rows.'));
-  else renderTable(el.table, rows, columns);
+  const notes = [plan && rows.length >= ep.max_limit ? capNote(ep, plan, columns) : undefined, plan?.note].filter((x) => x !== undefined);
+  el.chartNote.hidden = notes.length === 0;
+  el.chartNote.textContent = notes.join(' ');
+  el.chartNote.classList.toggle('warn', plan !== undefined && rows.length >= ep.max_limit);
+  if (rows.length === 0) replace(el.table, h('caption', {}, 'No rows.', ...emptyHints(ep, params)));
+  else renderTable(el.table, rows, columns, openRow);
+}
+
+/**
+ * The chart of a result the row cap cut covers only part of what was asked: say which part.
+ * @param {Endpoint} ep
+ * @param {import('./chart.js').ChartPlan} plan
+ * @param {import('./values.js').Column[]} columns
+ */
+function capNote(ep, plan, columns) {
+  const zoneless = !columns.some((c) => c.name === plan.time && c.kind === 'timestamp');
+  const at = (/** @type {number | undefined} */ s) => (s === undefined ? '?' : formatTimestamp(s * 1e6).slice(0, 16));
+  return (
+    `Cut at the row cap: the query returned max_limit = ${ep.max_limit} rows, so the chart covers only ` +
+    `${at(plan.x[0])} to ${at(plan.x.at(-1))}${zoneless ? '' : ` (${timeZone()})`}, not everything the query matched. ` +
+    'Narrow the time range, or aggregate (group by minute) to see all of it.'
+  );
+}
+
+/**
+ * Why a result may be empty: a parameter with a list of values not sent, or not one of them.
+ * @param {Endpoint} ep
+ * @param {Record<string, string>} params
+ */
+function emptyHints(ep, params) {
+  return paramSpecs(ep).flatMap((p) => {
+    const value = params[p.name] ?? '';
+    if (Array.isArray(p.values) && !p.values.includes(value)) {
+      const given = value === '' ? 'was not sent' : `is “${value}”`;
+      return [h('span', { class: 'empty-hint' }, ` @${p.name} ${given}: choose one of ${p.values.join(', ')}.`)];
+    }
+    return [];
+  });
 }
 
 el.queryForm.addEventListener('submit', (event) => {
@@ -410,6 +500,7 @@ el.saveOpen.addEventListener('click', () => {
   el.saveName.value = '';
   el.saveDescription.value = '';
   el.saveCache.value = '0';
+  el.saveSandboxable.checked = false;
   el.saveError.hidden = true;
   el.saveDialog.showModal();
   el.saveName.focus();
@@ -428,6 +519,7 @@ el.saveForm.addEventListener('submit', async (event) => {
     query: el.saveQuery.value,
     cache_duration_seconds: Number(el.saveCache.value || 0),
   };
+  if (el.saveSandboxable.checked) body.sandboxable = true;
   if (el.saveDescription.value.trim() !== '') body.description = el.saveDescription.value.trim();
   // The typed parameters the new query still uses keep their types.
   const used = new Set(declaredParams(el.saveQuery.value));

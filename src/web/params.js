@@ -5,25 +5,28 @@
  * are not secrets; the token is never among them).
  */
 import { h, replace } from './dom.js';
+import { paramHint } from './param-hints.js';
 import { declaredParams } from './sql-text.js';
+import { instantOfLocalInput, localInputValue } from './values.js';
 
 /**
- * @typedef {{ name: string, type?: string, default?: unknown, required?: boolean, description?: string | null, values?: string[] }} ParamSpec
- * @typedef {{ query: string, id: string, params?: ParamSpec[] }} Endpoint
+ * @typedef {{ name: string, type?: string, default?: unknown, required?: boolean, description?: string | null,
+ *   values?: string[], hint?: boolean }} ParamSpec
+ * @typedef {{ query: string, id: string, name: string, params?: ParamSpec[] }} Endpoint
  */
 
 /**
  * The endpoint's parameters: its typed declarations first, then every other `@name` of its query
- * (those bind as strings).
+ * (those bind as strings; the explorer may offer a better control for them, param-hints.js).
  * @param {Endpoint} ep
  * @returns {ParamSpec[]}
  */
-function paramSpecs(ep) {
+export function paramSpecs(ep) {
   const typed = Array.isArray(ep.params) ? ep.params : [];
   const described = new Set(typed.map((p) => p.name));
   const plain = declaredParams(ep.query)
     .filter((name) => !described.has(name))
-    .map((name) => /** @type {ParamSpec} */ ({ name }));
+    .map((name) => paramHint(ep.name, name) ?? /** @type {ParamSpec} */ ({ name }));
   return [...typed, ...plain];
 }
 
@@ -69,6 +72,11 @@ function paramControl(p, id, value) {
       choices.map((c) => h('option', { value: c, selected: c === value }, c)),
     );
   }
+  // A hinted time bound: a date-time control in the viewer's zone, sent as an ISO instant.
+  if (p.hint && p.type === 'timestamp') {
+    const ms = Date.parse(value);
+    return h('input', { ...common, type: 'datetime-local', step: '1', 'data-local-time': 'true', value: Number.isFinite(ms) ? localInputValue(ms) : '' });
+  }
   const placeholders = /** @type {Record<string, string>} */ ({
     int: 'a whole number',
     float: 'a number',
@@ -103,7 +111,7 @@ export function renderParams(container, ep) {
         { class: 'param' },
         h(
           'label',
-          { for: id, title: p.type ? `type ${p.type}` : 'bound as a string' },
+          { for: id, title: p.hint ? 'sent as text, as the API takes it' : p.type ? `type ${p.type}` : 'bound as a string' },
           `@${p.name}`,
           p.type ? h('span', { class: 'type' }, ` ${p.type}`) : null,
           p.required ? h('span', { class: 'type required' }, ' · required') : null,
@@ -126,7 +134,7 @@ export function readParams(container) {
   const values = {};
   for (const control of container.querySelectorAll('[data-param]')) {
     const c = /** @type {HTMLInputElement | HTMLSelectElement} */ (control);
-    values[c.name] = c.value;
+    values[c.name] = c.dataset.localTime ? instantOfLocalInput(c.value) : c.value;
   }
   return values;
 }

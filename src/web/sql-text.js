@@ -162,3 +162,27 @@ export function mergeForSave(saved, caller) {
   const ctes = own ? `${base.ctes},\n${own.ctes}` : base.ctes;
   return `with\n${ctes}\n${(own ? own.final : caller).trim()}\n`;
 }
+
+/**
+ * The names of a query's CTEs, in order; empty when it has none (or they cannot be followed).
+ * @param {string} sql
+ * @returns {string[]}
+ */
+export function cteNames(sql) {
+  const split = splitWith(sql);
+  if (!split) return [];
+  const ts = tokens(split.ctes);
+  /** @type {string[]} */
+  const names = [];
+  let k = 0;
+  while (ts[k]?.kind === 'word') {
+    names.push(/** @type {Token} */ (ts[k]).text.replace(/^`|`$/g, ''));
+    k++;
+    if (ts[k]?.text === '(') k = closeParen(ts, k) + 1;
+    k++; // AS
+    k = closeParen(ts, k) + 1;
+    if (ts[k]?.text !== ',') break;
+    k++;
+  }
+  return names;
+}

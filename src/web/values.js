@@ -115,3 +115,24 @@ const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 6
 export function formatNumber(n) {
   return Number.isInteger(n) && Math.abs(n) >= 1e15 ? String(n) : numberFormat.format(n);
 }
+
+/**
+ * Milliseconds since the epoch as a `datetime-local` control's value, in the viewer's zone
+ * (`2026-11-21T15:30:00`).
+ * @param {number} ms
+ */
+export function localInputValue(ms) {
+  const d = new Date(ms);
+  const p = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/**
+ * A `datetime-local` value (the viewer's wall-clock time) as an ISO instant in UTC; '' stays ''.
+ * @param {string} value
+ */
+export function instantOfLocalInput(value) {
+  if (value === '') return '';
+  const ms = new Date(value).getTime();
+  return Number.isFinite(ms) ? new Date(ms).toISOString().replace('.000Z', 'Z') : value;
+}

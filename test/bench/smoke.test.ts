@@ -4,17 +4,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { engines } from '../support/engines.ts';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { entryArgs, repoRoot } from '../support/repo.ts';
 
 /**
  * The smallest run that still proves the figures parse: 1,000 events (the fewest where every
  * question's fields exist, so the hand-written limit runs beside the service: at 300 DuckDB's
  * limit fails to bind a nested key), one timed run per question and one cache-hit request. Most of
- * what is left is the benchmark's own: two service starts, the wait for each to go quiet, and a
- * warm-up of up to a second per question and side (bench/stats.ts).
+ * what is left is the benchmark's own: two service starts and the wait for each to go quiet (the
+ * warm-up is the least, `--warmup-ms 0`: three calls per question and side, bench/stats.ts).
  */
 const EVENTS = 1_000;
 
@@ -31,7 +29,7 @@ function bench(args: string[], resultsDir: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', ...args, '--no-baseline', '--hit-requests', '1', '--json-only', '--results-dir', resultsDir],
+      [...entryArgs('bench/run.ts'), ...args, '--no-baseline', '--hit-requests', '1', '--warmup-ms', '0', '--json-only', '--results-dir', resultsDir],
       { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024, timeout: 290_000 },
       (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
     );

@@ -155,13 +155,13 @@ if ('skip' in browser) {
       const firstTime = page.locator('#result-table > tbody > tr').first().locator('time');
       assert.equal(await firstTime.innerText(), '2026-11-21 15:49:30.000');
       assert.equal(await page.locator('#result-table > tbody > tr').count(), EVENTS);
-      // The nested record opens in place.
-      const record = page.locator('#result-table > tbody > tr').first().locator('details.record').first();
-      await record.locator('summary').first().click();
+      // The nested record opens in the side panel, all the way down.
+      await page.locator('#result-table > tbody > tr').first().locator('button.record-open').click();
+      const record = page.locator('#record-body');
       await record.locator('table.nested th', { hasText: 'response' }).waitFor();
-      await record.locator('tr:has(> th:text-is("response")) > td > details > summary').click();
       await record.locator('th', { hasText: 'status_code' }).waitFor();
       assert.match(await record.innerText(), /status_code\s+200/);
+      await page.click('#record-close');
       // Raw rows with a time column: bars of rows per time bucket, all 40 rows counted.
       await page.locator('#chart .uplot canvas').waitFor();
       assert.match(await text('#chart .u-title'), /rows of this result per/);
@@ -361,10 +361,11 @@ group by minute, status order by minute, status`,
       await page.locator('#result-meta', { hasText: '1 row' }).waitFor();
       const cells = page.locator('#result-table > tbody > tr').first().locator('td');
       assert.equal(await cells.nth(2).innerText(), MARKUP);
-      await cells.nth(3).locator('summary').first().click();
-      await cells.nth(3).locator('table.nested').waitFor(); // built when first opened
-      assert.match(await cells.nth(3).innerText(), /note\s+<img src=x/);
-      assert.equal(await page.locator('#result-table img, #result-table b').count(), 0);
+      await cells.nth(3).locator('button.record-open').click();
+      await page.locator('#record-body table.nested table.nested').waitFor(); // built when opened
+      assert.match(await page.locator('#record-body').innerText(), /note\s+<img src=x/);
+      assert.equal(await page.locator('#result-table img, #result-table b, #record-panel img, #record-panel b').count(), 0);
+      await page.click('#record-close');
       assert.equal(await page.evaluate('window.__pwned'), undefined);
       await page.click('#endpoint-list [data-endpoint="edge.per-minute"]');
     });

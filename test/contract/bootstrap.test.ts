@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { serviceArgs } from '../support/process.ts';
 import { type TestServer, startTestServer, tempDataDir } from '../support/server.ts';
 import { engineEnv, engines } from '../support/engines.ts';
+import { repoRoot } from '../support/repo.ts';
 import { SUPABASE_SOURCES, assertError, call, json, mustIngest, result, run } from './support.ts';
 
 const SEED_LOGS_ALL = {
@@ -160,11 +160,10 @@ for (const engine of engines) {
       });
     });
 
-    /** Runs the service (`npm start`'s `node dist/src/main.js`) with all its output captured. */
+    /** Runs the service (`npm start`'s `node dist/src/quarry.mjs`) with all its output captured. */
     function spawnMain(dataDir: string, env: Record<string, string>) {
-      const root = path.resolve(import.meta.dirname, '../..');
       const child: ChildProcess = spawn(process.execPath, serviceArgs(), {
-        cwd: root,
+        cwd: repoRoot,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, NODE_TEST_CONTEXT: undefined, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
       });

@@ -15,7 +15,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../../bench/procs.ts';
@@ -25,8 +24,9 @@ import { type EngineName, engineEnv, engines } from '../support/engines.ts';
 import { createLogflareLayout, fillPostgresLogs, type LogflareRow, type LogflareSourceFixture, logflareRows } from '../support/logflare-postgres.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { entryArgs, repoRoot } from '../support/repo.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = repoRoot;
 const SCHEMA = '_analytics';
 const NOW = Date.now();
 const BIG = 50_000;
@@ -40,7 +40,7 @@ interface CliResult {
 }
 
 function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/import-logflare.ts'), ...args], {
+  return spawn(process.execPath, [...entryArgs('scripts/import-logflare.ts'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_TEST_CONTEXT: undefined, LOGFLARE_PRIVATE_ACCESS_TOKEN: undefined, POSTGRES_BACKEND_URL: undefined, DATA_DIR: '/nonexistent' },

@@ -15,9 +15,10 @@ import { run } from '../../bench/procs.ts';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { supabaseSources } from '../../src/metadata/sources.ts';
 import { startTestServer, tempDataDir, type TestServer } from '../support/server.ts';
+import { repoRoot } from '../support/repo.ts';
 import { composeInterpolate, isMap, parseYamlSubset, type YamlValue } from './supabase-yaml.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = repoRoot;
 const overrideText = readFileSync(path.join(root, 'deploy/supabase/docker-compose.quarry.yml'), 'utf8');
 const readme = readFileSync(path.join(root, 'deploy/supabase/README.md'), 'utf8');
 

@@ -248,7 +248,7 @@ order by timestamp asc`);
     }
 
     test('lql over one CTE goes through the same sandbox', async () => {
-      const r = await rows(s, 'logs.all', { project: 'proj', lql: 'f:postgres_logs' });
+      const r = await rows(s, 'logs.all', { project: 'proj', lql: 'f:postgres_logs s:timestamp' });
       assert.deepEqual(r, [{ timestamp: micros(T + 180_000) }, { timestamp: micros(T + 120_000) }, { timestamp: micros(T + 60_000) }]);
     });
 

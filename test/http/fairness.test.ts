@@ -36,7 +36,7 @@ async function newToken(): Promise<string> {
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'quarry-fairness-'));
-  service = await spawnService(dir, { QUERY_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'info' });
+  service = await spawnService(dir, { QUERY_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'debug' });
   // The service's own request log: status and milliseconds from the request's arrival.
   let pending = '';
   service.child.stdout?.on('data', (d: Buffer) => {

@@ -57,10 +57,10 @@ describe('lql on logs.all over HTTP', () => {
   });
   after(() => s.close());
 
-  test('f: picks the CTE; no select gives timestamp, newest first, only the project', async () => {
+  test('f: picks the CTE; no select gives timestamp, id and message, newest first, only the project', async () => {
     const r = await lql('f:edge_logs');
     assert.equal(r.length, edges.length);
-    assert.deepEqual(Object.keys(r[0]!), ['timestamp']);
+    assert.deepEqual(Object.keys(r[0]!), ['timestamp', 'id', 'event_message']);
     const ts = r.map((x) => x.timestamp as number);
     assert.deepEqual(
       ts,

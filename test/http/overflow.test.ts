@@ -104,7 +104,7 @@ describe('fields beyond the typed budget', () => {
     ]);
   });
 
-  it('awkward key names are sanitised as usual and read back', async () => {
+  it("awkward key names are sanitised as usual (Logflare's rule) and read back", async () => {
     const text =
       '[{"id":"k1","constructor":"c","toString":3,"__proto__":{"polluted":true},"we.ird\\"key`":"w","emoji🔥":"e",' +
       '"Case":"upper","m":{"constructor":{"name":"n"},"has.dot":"d"}}]';
@@ -113,9 +113,9 @@ describe('fields beyond the typed budget', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const got = await select(
       s,
-      "select t.`constructor`, t.`toString`, t.`__proto__`.polluted as polluted, t.we_ird_key_, t.emoji__, t.`Case`, mm.`constructor`.name as name, mm.has_dot from `ov` as t cross join unnest(m) as mm where t.id = 'k1'",
+      "select t.`constructor`, t.`toString`, t.`__proto__`.polluted as polluted, t._we_ird_key_, t._emoji_, t.`Case`, mm.`constructor`.name as name, mm._has_dot from `ov` as t cross join unnest(m) as mm where t.id = 'k1'",
     );
-    assert.deepEqual(got, [{ constructor: 'c', toString: 3, polluted: true, we_ird_key_: 'w', emoji__: 'e', Case: 'upper', name: 'n', has_dot: 'd' }]);
+    assert.deepEqual(got, [{ constructor: 'c', toString: 3, polluted: true, _we_ird_key_: 'w', _emoji_: 'e', Case: 'upper', name: 'n', _has_dot: 'd' }]);
   });
 
   it('a typed record that becomes text takes its overflowed fields into the text', async () => {

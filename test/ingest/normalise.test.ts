@@ -43,17 +43,23 @@ describe('normaliseEvent', () => {
   });
 
   it('keeps every other key at any depth, with column-safe names', () => {
-    const e = normaliseEvent(
-      {
-        project: 'default',
-        metadata: { request: { 'cf-ray': 'r1', headers: { 'x.forwarded': 'y' } }, '2xx': 1, empty: null },
-        Timestamp: 'shadow',
-        ID: 7,
-        list: [{ 'a b': 1 }],
-      },
-      NOW,
-    );
-    assert.deepEqual(e.fields, {
+    const event = {
+      project: 'default',
+      metadata: { request: { 'cf-ray': 'r1', headers: { 'x.forwarded': 'y' } }, '2xx': 1, empty: null },
+      Timestamp: 'shadow',
+      ID: 7,
+      list: [{ 'a b': 1 }],
+    };
+    // Logflare's rule (src/ingest/keys.ts), every source's since it was adopted.
+    assert.deepEqual(normaliseEvent(event, NOW).fields, {
+      project: 'default',
+      metadata: { request: { _cf_ray: 'r1', headers: { _x_forwarded: 'y' } }, _2xx: 1 },
+      Timestamp_2: 'shadow',
+      ID_2: 7,
+      list: [{ _a_b: 1 }],
+    });
+    // The legacy rule, which sources created before it keep.
+    assert.deepEqual(normaliseEvent(event, NOW, undefined, 'legacy').fields, {
       project: 'default',
       metadata: { request: { cf_ray: 'r1', headers: { x_forwarded: 'y' } }, _2xx: 1 },
       Timestamp_2: 'shadow',
@@ -63,7 +69,8 @@ describe('normaliseEvent', () => {
   });
 
   it('keeps keys that collide after sanitising or by case', () => {
-    const e = normaliseEvent({ m: { 'a-b': 1, a_b: 2, A_B: 3 } }, NOW);
+    assert.deepEqual(normaliseEvent({ m: { 'a-b': 1, _a_b: 2, _A_B: 3 } }, NOW).fields, { m: { _a_b: 1, _a_b_2: 2, _A_B_3: 3 } });
+    const e = normaliseEvent({ m: { 'a-b': 1, a_b: 2, A_B: 3 } }, NOW, undefined, 'legacy');
     assert.deepEqual(e.fields, { m: { a_b: 1, a_b_2: 2, A_B_3: 3 } });
   });
 });

@@ -119,6 +119,8 @@ describe('fields read from the received text', () => {
       // keys that sanitising renames, at the top and nested
       '[{"id":"a1","timestamp":1,"cf-ray":"r","metadata":{"x-y":1}}]',
       '[{"id":"a2","timestamp":2,"metadata":{"2xx":true}}]',
+      // a reserved BigQuery prefix, which Logflare's rule escapes
+      '[{"id":"a22","timestamp":22,"_TABLE_x":1,"metadata":{"_PARTITIONTIME":"t"}}]',
       // case variants of reserved names and of each other
       '[{"id":"a3","timestamp":3,"ID":"dup","Timestamp":"t"}]',
       '[{"id":"a4","timestamp":4,"Foo":1},{"id":"a5","timestamp":5,"foo":2}]',
@@ -153,7 +155,7 @@ describe('fields read from the received text', () => {
     const ok = prepareRequest(okEvents, 0n, JSON.stringify(okEvents));
     assert.deepEqual(ok.raw, { text: JSON.stringify(okEvents), count: 2, elements: okEvents, keys: ['a', 'b'] });
     assert.deepEqual(Object.keys(ok.observed ?? {}), ['a', 'b']);
-    for (const events of [[{ a: 1 }, { a: 'x' }], [{ 'a-b': 1 }], [{ a: [] }], [{ a: {} }], [{ ID: 1 }], [{ ab: 1, AB: 2 }]]) {
+    for (const events of [[{ a: 1 }, { a: 'x' }], [{ 'a-b': 1 }], [{ _TABLE_x: 1 }], [{ a: [] }], [{ a: {} }], [{ ID: 1 }], [{ ab: 1, AB: 2 }]]) {
       assert.equal(prepareRequest(events, 0n, JSON.stringify(events)).raw, undefined, JSON.stringify(events));
     }
     const observed = prepareRequest([{ a: 1, b: { c: 'x' } }], 0n, '[{"a":1,"b":{"c":"x"}}]').observed;

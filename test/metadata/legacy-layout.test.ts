@@ -40,7 +40,7 @@ async function makeLegacy(dataDir: string): Promise<void> {
   const conn = await db.connect();
   await conn.run(`ATTACH '${path.join(dataDir, 'metadata.duckdb')}' AS m (READ_ONLY)`);
   for (const ddl of LEGACY_DDL) await conn.run(ddl);
-  await conn.run('INSERT INTO _quarry_sources SELECT * FROM m._quarry_sources');
+  await conn.run('INSERT INTO _quarry_sources SELECT id, name, "table", retention_days, created_at, updated_at FROM m._quarry_sources');
   await conn.run('INSERT INTO _quarry_tokens SELECT * FROM m._quarry_tokens');
   await conn.run(`INSERT INTO _quarry_endpoints
     SELECT id, name, json_extract_string(definition, '$.description'), json_extract_string(definition, '$.query'),
@@ -178,7 +178,7 @@ describe('moving an older data directory forward', () => {
     const ec = await events.connect();
     for (const ddl of LEGACY_DDL) await ec.run(ddl);
     await ec.run(`ATTACH '${path.join(dataDir, 'metadata.duckdb')}' AS m (READ_ONLY)`);
-    await ec.run('INSERT INTO _quarry_sources SELECT * FROM m._quarry_sources');
+    await ec.run('INSERT INTO _quarry_sources SELECT id, name, "table", retention_days, created_at, updated_at FROM m._quarry_sources');
     await ec.run('DETACH m');
     ec.closeSync();
     events.closeSync();

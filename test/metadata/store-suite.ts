@@ -43,6 +43,18 @@ export function metadataStoreSuite(open: () => Promise<MetadataRecords>): void {
     await store.close();
   });
 
+  it("records Logflare's key rule on a new source, and keeps it through an update and a reopen", async () => {
+    let store = await openMetadataStore(await open());
+    const s = await store.sources.create({ name: 'keys.rule' });
+    assert.equal(s.key_rule, 'logflare');
+    await store.sources.update(s.id, { retention_days: 3 });
+    await store.close();
+    store = await openMetadataStore(await open());
+    assert.equal(store.sources.get(s.id)?.key_rule, 'logflare');
+    await store.sources.delete(s.id);
+    await store.close();
+  });
+
   it('lets only one of two concurrent creates with the same name through', async () => {
     const store = await openMetadataStore(await open());
     const results = await Promise.allSettled([

@@ -12,10 +12,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { engines } from '../support/engines.ts';
+import { repoRoot } from '../support/repo.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+// The script imports the TypeScript source (through tsx), also when this test runs compiled.
+const root = repoRoot;
 
 const script = `
 import { createChdbConnection } from 'chdb/connection';

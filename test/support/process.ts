@@ -1,11 +1,11 @@
 /**
- * Runs the real service as a child process (`node dist/src/main.js`, what `npm start` runs, built
+ * Runs the real service as a child process (`node dist/src/quarry.mjs`, what `npm start` runs, built
  * from src/ first by scripts/build.mjs), for tests that must kill it the hard way.
  */
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { build, serviceEntry } from '../../scripts/build.mjs';
+import { repoRoot } from './repo.ts';
 import { PRIVATE_TOKEN, PUBLIC_TOKEN } from './tokens.ts';
 
 export interface ServiceProcess {
@@ -15,7 +15,6 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
 }
 
-const root = path.resolve(import.meta.dirname, '../..');
 
 let built = false;
 
@@ -44,7 +43,7 @@ export function spawnChild(
   if (tokens.private !== undefined) tokenEnv.LOGFLARE_PRIVATE_ACCESS_TOKEN = tokens.private;
   if (tokens.public !== undefined) tokenEnv.LOGFLARE_PUBLIC_ACCESS_TOKEN = tokens.public;
   return spawn(process.execPath, serviceArgs(), {
-    cwd: root,
+    cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,

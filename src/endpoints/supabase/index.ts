@@ -3,6 +3,7 @@
  * lives next to this file, written as BigQuery SQL like any user's saved query.
  */
 import { readFileSync } from 'node:fs';
+import { sourceFile } from '../../source-files.ts';
 
 export interface SeedEndpoint {
   name: string;
@@ -15,11 +16,11 @@ export interface SeedEndpoint {
 }
 
 function load(file: string): string {
-  return readFileSync(new URL(file, import.meta.url), 'utf8');
+  return readFileSync(sourceFile('endpoints', 'supabase', file), 'utf8');
 }
 
-export const logsAllSql = load('./logs.all.sql');
-export const usageApiCountsSql = load('./usage.api-counts.sql');
+export const logsAllSql = load('logs.all.sql');
+export const usageApiCountsSql = load('usage.api-counts.sql');
 
 export const supabaseEndpoints: readonly SeedEndpoint[] = [
   {

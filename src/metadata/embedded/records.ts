@@ -15,6 +15,7 @@ import {
   endpointDocument,
   endpointFromDocument,
 } from '../records.ts';
+import type { KeyRule } from '../../schemas/source.ts';
 import type { Source } from '../sources.ts';
 import { serialQueue } from '../../serial-queue.ts';
 import { openDuckDb } from '../../embedded-db/database.ts';
@@ -31,6 +32,8 @@ export const METADATA_DDL = [
   `CREATE TABLE IF NOT EXISTS _quarry_sources (
     id VARCHAR PRIMARY KEY, name VARCHAR NOT NULL UNIQUE, "table" VARCHAR NOT NULL,
     retention_days INTEGER, created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)`,
+  // Added later: NULL in the rows of sources created before it, which keep the legacy key rule.
+  'ALTER TABLE _quarry_sources ADD COLUMN IF NOT EXISTS key_rule VARCHAR',
   `CREATE TABLE IF NOT EXISTS _quarry_tokens (
     id VARCHAR PRIMARY KEY, token_hash VARCHAR NOT NULL, description VARCHAR, scopes VARCHAR NOT NULL,
     created_at TIMESTAMP NOT NULL, revoked_at TIMESTAMP)`,
@@ -44,10 +47,16 @@ export function sourceFromRow(r: Row): Source {
     id: str(r.id),
     name: str(r.name),
     table: str(r.table),
+    key_rule: keyRuleOf(r.key_rule),
     retention_days: r.retention_days === null ? null : Number(r.retention_days),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
+}
+
+/** A stored key rule; a row written before the column existed (NULL, or no column) is `legacy`. */
+export function keyRuleOf(v: unknown): KeyRule {
+  return v === 'logflare' ? 'logflare' : 'legacy';
 }
 
 export function tokenFromRow(r: Row): StoredToken {
@@ -128,10 +137,13 @@ export async function openEmbeddedMetadata(options: EmbeddedMetadataOptions): Pr
       switch (w.kind) {
         case 'source.insert': {
           const s = w.source;
-          return guarded('INSERT INTO _quarry_sources VALUES ($id, $name, $table, $retention, $created::TIMESTAMP, $updated::TIMESTAMP)', {
+          const sql = `INSERT INTO _quarry_sources (id, name, "table", retention_days, created_at, updated_at, key_rule)
+            VALUES ($id, $name, $table, $retention, $created::TIMESTAMP, $updated::TIMESTAMP, $keyRule)`;
+          return guarded(sql, {
             id: s.id,
             name: s.name,
             table: s.table,
+            keyRule: s.key_rule,
             retention: s.retention_days,
             created: s.created_at,
             updated: s.updated_at,

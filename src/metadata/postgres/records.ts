@@ -49,6 +49,9 @@ const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE quarry_warming_leases (
       key text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL)`,
   ],
+  // Each source's key rule (src/ingest/keys.ts): NULL for the sources created before, which keep
+  // the legacy rule.
+  ['ALTER TABLE quarry_sources ADD COLUMN key_rule text'],
 ];
 
 type Row = Record<string, unknown>;
@@ -62,6 +65,7 @@ function sourceFromRow(r: Row): Source {
     id: String(r.id),
     name: String(r.name),
     table: String(r.table),
+    key_rule: r.key_rule === 'logflare' ? 'logflare' : 'legacy',
     retention_days: r.retention_days === null ? null : Number(r.retention_days),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -89,7 +93,15 @@ function statementOf(w: MetadataWrite): { sql: string; values: unknown[]; mustMa
   switch (w.kind) {
     case 'source.insert': {
       const s = w.source;
-      return insert('INSERT INTO quarry_sources VALUES ($1, $2, $3, $4, $5, $6)', [s.id, s.name, s.table, s.retention_days, s.created_at, s.updated_at]);
+      return insert('INSERT INTO quarry_sources (id, name, "table", retention_days, created_at, updated_at, key_rule) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        s.id,
+        s.name,
+        s.table,
+        s.retention_days,
+        s.created_at,
+        s.updated_at,
+        s.key_rule,
+      ]);
     }
     case 'source.update': {
       const s = w.source;
