@@ -8,6 +8,9 @@
  * The compiled functions keep no per-app state: Ajv's validators close over their schema and the
  * options (one Ajv per set of shared schemas and options, pooled by @fastify/ajv-compiler), and a
  * serializer over its schema.
+ *
+ * Each is compiled when a request first needs it, not when its route is registered: compiling every
+ * route's schemas was a tenth of the service's start, and most routes see no request for a while.
  */
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -20,6 +23,20 @@ interface RouteSchema {
   readonly httpStatus?: string;
 }
 type Compile = (def: RouteSchema) => unknown;
+/** A validator (Ajv: its `errors` describe the last call that failed) or a serializer. */
+type Compiled = ((data: unknown) => unknown) & { errors?: unknown };
+
+/** `compile(def)`, done at the first call; Fastify reads a validator's `errors` right after a call. */
+function onFirstCall(compile: Compile, def: RouteSchema): Compiled {
+  let fn: Compiled | undefined;
+  const lazy: Compiled = (data) => {
+    fn ??= compile(def) as Compiled;
+    const result = fn(data);
+    lazy.errors = fn.errors;
+    return result;
+  };
+  return lazy;
+}
 
 const pooledValidators = AjvCompiler();
 const serializers = SerializerSelector();
@@ -34,7 +51,7 @@ function cachedBy(compile: Compile, part: (def: RouteSchema) => string): Compile
     const key = `${part(def)}\u0000${JSON.stringify(def.schema)}`;
     let fn = compiled.get(key);
     if (fn === undefined) {
-      fn = compile(def);
+      fn = onFirstCall(compile, def);
       compiled.set(key, fn);
     }
     return fn;

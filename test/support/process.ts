@@ -15,7 +15,6 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
 }
 
-
 let built = false;
 
 /** The arguments that start the service: dist/ is brought up to date with src/ once per test process. */
