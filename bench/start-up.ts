@@ -1,6 +1,6 @@
 /**
- * `npm run bench:start`: how long the service takes from spawn to "listening on", and the CPU it
- * spent until then (user + system, from /proc), on an empty DATA_DIR:
+ * `npm run bench:start`: how long the service takes from spawn to "listening on", the CPU it spent
+ * until then (user + system) and its resident memory then (both from /proc), on an empty DATA_DIR:
  *
  *   node --import tsx bench/start-up.ts [--runs N] [--engine duckdb|clickhouse] [--entry FILE]…
  *
@@ -19,6 +19,8 @@ import { engineDefinition } from '../src/engines/registry.ts';
 interface Sample {
   ms: number;
   cpuMs: number;
+  /** Resident memory once listening, MiB. */
+  rssMiB: number;
 }
 
 const { values } = parseArgs({ options: { runs: { type: 'string' }, engine: { type: 'string' }, entry: { type: 'string', multiple: true } } });
@@ -30,6 +32,12 @@ build();
 const root = path.resolve(import.meta.dirname, '..');
 const entries = values.entry ?? [path.relative(root, serviceEntry), 'dist/src/main.js'];
 const ticks = 100; // USER_HZ on Linux
+
+/** Resident memory of a running process, MiB. */
+function rssOf(pid: number): number {
+  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
 
 /** CPU milliseconds of a running process so far. */
 function cpuOf(pid: number): number {
@@ -62,7 +70,7 @@ function startOnce(entry: string): Promise<Sample> {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (!/listening on/.test(out)) return;
-      const sample = { ms: performance.now() - t0, cpuMs: cpuOf(child.pid as number) };
+      const sample = { ms: performance.now() - t0, cpuMs: cpuOf(child.pid as number), rssMiB: rssOf(child.pid as number) };
       child.removeAllListeners('exit');
       child.once('exit', () => {
         rmSync(dataDir, { recursive: true, force: true });
@@ -81,6 +89,7 @@ const first = samples.get(entries[0] as string) ?? [];
 for (const [entry, s] of samples) {
   const ms = median(s.map((x) => x.ms));
   const cpu = median(s.map((x) => x.cpuMs));
+  const rss = median(s.map((x) => x.rssMiB));
   const ratio = entry === entries[0] ? '' : `  (${(ms / median(first.map((x) => x.ms))).toFixed(2)}× the first)`;
-  console.log(`  ${entry.padEnd(22)} ${Math.round(ms)} ms, CPU ${Math.round(cpu)} ms${ratio}`);
+  console.log(`  ${entry.padEnd(22)} ${Math.round(ms)} ms, CPU ${Math.round(cpu)} ms, RSS ${Math.round(rss)} MiB${ratio}`);
 }

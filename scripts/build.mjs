@@ -39,7 +39,7 @@ export const serviceEntry = path.join(distDir, 'src', 'quarry.mjs');
  * Loaded by Node at run time instead of bundled: native addons (and the packages that find them
  * by path), and what a module requires only if it is installed.
  */
-const NOT_BUNDLED = ['@duckdb/node-api', '@duckdb/node-bindings', '@duckdb/node-bindings-*', 'chdb', 'fs-native-extensions', 'require-addon', 'pg-native'];
+const NOT_BUNDLED = ['@duckdb/node-bindings', '@duckdb/node-bindings-*', 'chdb', 'fs-native-extensions', 'require-addon', 'pg-native'];
 
 /** Folders of generated or measured output, never compiled or copied. */
 const SKIPPED = new Set(['node_modules', '.work', 'output', 'results']);
