@@ -425,7 +425,9 @@ function integrationJobs(files: string[], opts: Options): Job[] {
     lightest.ms += expected(f);
   }
   return batches.map((b, i) =>
-    batchJob(`integration batch ${i + 1}/${count} (${plural(b.files.length, 'file')})`, 'integration', b.files.sort(), opts, compiled),
+    b.files.length === 1
+      ? fileJob(b.files[0] as string, 'integration', opts)
+      : batchJob(`integration batch ${i + 1}/${count} (${plural(b.files.length, 'file')})`, 'integration', b.files.sort(), opts, compiled),
   );
 }
 

@@ -115,6 +115,7 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/http/formats.test.ts': integration('service in-process'),
   'test/http/ingest.test.ts': system('spawns and kill -9s the service'),
   'test/http/integration-routes.test.ts': integration('service in-process per engine (chDB)'),
+  'test/http/log-clients.test.ts': integration('service in-process on every engine (chDB)'),
   'test/http/lql-types.test.ts': integration('service in-process'),
   'test/http/lql.test.ts': integration('service in-process'),
   'test/http/memory.test.ts': system('spawns the service, asserts peak RSS', { alone: true }),

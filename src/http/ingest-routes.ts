@@ -1,7 +1,9 @@
 /**
  * Logflare-compatible ingest (docs/API.md §3): `POST /api/logs`, `/logs`, `/api/events` with
  * `?source_name=<name>` or `?source=<id>`. The token and the source are checked before the body is
- * read; the body is read raw (JSON or NDJSON, decoded first when compressed: content-encoding.ts) and
+ * read, except that when neither the query nor a header names the source, the routes that allow it
+ * find it in a JSON object body (`source` / `source_name` keys, body-source.ts) once that is read.
+ * The body is read raw (JSON or NDJSON, decoded first when compressed: content-encoding.ts) and
  * handed to the ingest pipeline, which answers only once every event is durable. Browsers may call
  * every route here (cors.ts).
  */
@@ -10,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import { QuarryError } from '../errors.ts';
 import { bodyFormat, parseBody } from '../ingest/body.ts';
+import { type NamedSource, sourceInBody } from '../ingest/body-source.ts';
 import type { IngestService } from '../ingest/pipeline.ts';
 import type { IngestObservation } from '../metrics/metrics.ts';
 import type { SourceRef } from '../storage/sources.ts';
@@ -34,6 +37,10 @@ export interface IngestRoutesOptions {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body may name the source when the query and headers do not (generic and integration routes). */
+    sourceInBody?: boolean;
+  }
   interface FastifyRequest {
     ingestSource?: SourceRef;
     /** Events the body held, once parsed. */
@@ -52,9 +59,21 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
 
   // Token first (401), then whether it may ingest at all (403), then the source (404, or 403 for a
-  // token limited to other sources, whether it exists or not): all before the body is read.
+  // token limited to other sources, whether it exists or not): all before the body is read. When
+  // only the body can name the source, the token is checked here and the source once it is read.
   app.addHook('onRequest', async (req) => {
-    req.ingestSource = auth.requireIngest(req, () => findSource(req, sources)).source;
+    const named = sourceInRequest(req);
+    if (named === undefined && bodyMayName(req)) {
+      requireIngestToken(auth, req);
+      return;
+    }
+    req.ingestSource = auth.requireIngest(req, () => findSource(named, sources, bodyMayName(req))).source;
+  });
+  app.addHook('preHandler', async (req) => {
+    if (req.ingestSource !== undefined || !bodyMayName(req)) return;
+    const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    const named = sourceInBody(text, req.headers['content-type']);
+    req.ingestSource = auth.requireIngest(req, () => findSource(named, sources, true)).source;
   });
 
   const observe = options.observe;
@@ -80,7 +99,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
     response: ingestResponses,
   };
   for (const url of ['/api/logs', '/logs', '/api/events']) {
-    app.post(url, { schema, bodyLimit: limit }, async (req) => {
+    app.post(url, { schema, bodyLimit: limit, config: { sourceInBody: true } }, async (req) => {
       const source = req.ingestSource as SourceRef;
       const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
       const { events, arrayText } = parseBody(text, bodyFormat(req.headers['content-type']));
@@ -95,25 +114,59 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   await app.register(integrationRoutes, { ingest, bodyLimitBytes: limit });
 };
 
-function findSource(req: FastifyRequest, sources: IngestSourceLookup): SourceRef {
+function bodyMayName(req: FastifyRequest): boolean {
+  return req.routeOptions.config?.sourceInBody === true;
+}
+
+/** What names the source in the query or the headers, if anything does (an id before a name). */
+function sourceInRequest(req: FastifyRequest): NamedSource | undefined {
   const query = (req.query ?? {}) as Record<string, unknown>;
   const header = (name: string) => {
     const v = req.headers[name];
     return typeof v === 'string' && v !== '' ? v : undefined;
   };
   const id = str(query.source) ?? str(query.collection) ?? header('x-source') ?? header('x-collection');
+  if (id !== undefined) return { by: 'id', value: id };
   const name = str(query.source_name) ?? str(query.collection_name);
-  if (id !== undefined) {
-    const s = sources.get(id);
-    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source with id ${id}.`);
+  return name === undefined ? undefined : { by: 'name', value: name };
+}
+
+function findSource(named: NamedSource | undefined, sources: IngestSourceLookup, bodyMayName: boolean): SourceRef {
+  // A key of the body is said, so that a value the sender meant as something else (a CloudEvent's
+  // `source` attribute, an event's own `source` field) is recognised as the cause.
+  const from = named?.key ? ` (named by the "${named.key}" key of the JSON body)` : '';
+  if (named?.by === 'id') {
+    const s = sources.get(named.value);
+    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source with id ${named.value}${from}.`);
     return s;
   }
-  if (name !== undefined) {
-    const s = sources.byName(name);
-    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source named "${name}".`);
+  if (named?.by === 'name') {
+    const s = sources.byName(named.value);
+    if (s === undefined) throw new QuarryError('NOT_FOUND', `No source named "${named.value}"${from}.`);
     return s;
   }
-  throw new QuarryError('BAD_REQUEST', 'Say which source to ingest into: add ?source_name=<name> or ?source=<source id>.');
+  const ways = 'add ?source_name=<name> or ?source=<source id>, or send its id in an X-Source header';
+  throw new QuarryError(
+    'BAD_REQUEST',
+    bodyMayName
+      ? `Say which source to ingest into: ${ways}, or put a "source_name" (name) or "source" (id) key in a JSON object body.`
+      : `Say which source to ingest into: ${ways}.`,
+  );
+}
+
+/**
+ * The token's checks alone (401; 403 for a token that may ingest nowhere), for a request whose body
+ * will name the source: requireIngest stops at the source lookup, which here says "not yet".
+ */
+function requireIngestToken(auth: Auth, req: FastifyRequest): void {
+  const later = new Error('the body names the source');
+  try {
+    auth.requireIngest(req, () => {
+      throw later;
+    });
+  } catch (e) {
+    if (e !== later) throw e;
+  }
 }
 
 function str(v: unknown): string | undefined {

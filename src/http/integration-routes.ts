@@ -5,8 +5,9 @@
  * `/api/logs` and `/api/events`. Each
  * maps its body to events (src/ingest/integrations/) and hands them to the ingest pipeline.
  *
- * Registered inside the ingest plugin (ingest-routes.ts), so the token and source check, CORS, the
- * raw body with its Content-Encoding decoded, the error answers and the metrics are those of all
+ * Registered inside the ingest plugin (ingest-routes.ts), so the token and source check (the source
+ * may be named by a JSON object body's `source` / `source_name` key, `config.sourceInBody`), CORS,
+ * the raw body with its Content-Encoding decoded, the error answers and the metrics are those of all
  * ingest. A body that does not map is a 400 and stores nothing.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -34,7 +35,7 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<IntegrationRoutesOptio
       response: ingestResponses,
     };
     for (const prefix of INTEGRATION_PREFIXES) {
-      app.post(`${prefix}${integration.path}`, { schema, bodyLimit: bodyLimitBytes }, async (req) => {
+      app.post(`${prefix}${integration.path}`, { schema, bodyLimit: bodyLimitBytes, config: { sourceInBody: true } }, async (req) => {
         const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
         const events = integration.events({ text, contentType: req.headers['content-type'], headers: req.headers });
         req.ingestEvents = events.length;

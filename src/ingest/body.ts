@@ -4,6 +4,7 @@
  * first thing that is not an event rejects the whole body with a message naming it.
  */
 import { QuarryError } from '../errors.ts';
+import { isSourceKey } from './body-source.ts';
 
 export type RawEvent = { [key: string]: unknown };
 export type BodyFormat = 'json' | 'ndjson';
@@ -19,8 +20,11 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
 /** A parsed body: its events, and the JSON text of an array holding exactly those events. */
 export interface ParsedBody {
   events: RawEvent[];
-  /** `[event, ...]` as received (the body itself when it is an array), for storage to read. */
-  arrayText: string;
+  /**
+   * `[event, ...]` as received (the body itself when it is an array), for storage to read; absent
+   * when the batch sits beside keys that name the source.
+   */
+  arrayText?: string;
 }
 
 export function parseEvents(text: string, format: BodyFormat): RawEvent[] {
@@ -50,11 +54,17 @@ function parseJson(text: string): ParsedBody {
   if (Array.isArray(value)) return { events: checkEvents(value, 'event'), arrayText: text };
   if (isObject(value)) {
     const batch = value.batch;
-    if (batch !== undefined && Object.keys(value).length === 1) {
+    const keys = Object.keys(value);
+    if (batch !== undefined && keys.length === 1) {
       if (!Array.isArray(batch)) throw bad(`"batch" must be an array of event objects, got ${describe(batch)}.`);
       // The only key is "batch" (its spelling holds no bracket), so its array runs from the first
       // '[' to the last ']'.
       return { events: checkEvents(batch, 'batch event'), arrayText: text.slice(text.indexOf('['), text.lastIndexOf(']') + 1) };
+    }
+    // `{"source_name": "app", "batch": [...]}`: the other keys name the source (body-source.ts), as
+    // Logflare reads them; storage serialises the events itself (no array text to slice).
+    if (Array.isArray(batch) && keys.every((k) => k === 'batch' || isSourceKey(k, value[k]))) {
+      return { events: checkEvents(batch, 'batch event') };
     }
     return { events: [value], arrayText: `[${text}]` };
   }

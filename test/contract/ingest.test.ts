@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { type TestServer, startTestServer } from '../support/server.ts';
 import { engineEnv, engines } from '../support/engines.ts';
-import { assertError, call, ingestAs, mustIngest, newEndpoint, newSource, result, run } from './support.ts';
+import { assertError, call, ingestAs, mustIngest, newEndpoint, newSource, newToken, result, run } from './support.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -251,6 +251,83 @@ for (const engine of engines) {
           const fits = JSON.stringify([{ event_message: 'y'.repeat(9 * 1024 * 1024) }]);
           assert.equal((await call(s, 'POST', '/api/logs?source_name=strict', { raw: fits })).status, 200);
           assert.equal(await count(), (before as number) + 1);
+        });
+      });
+
+      describe('the source named in a JSON object body', () => {
+        let bodyId: string;
+        let otherId: string;
+        before(async () => {
+          bodyId = await newSource(s, 'in.body');
+          otherId = await newSource(s, 'in.body.other');
+        });
+        /** The events of a source, read by an endpoint made once the fields it reads are stored. */
+        const stored = async (src: string, columns: string): Promise<Record<string, unknown>[]> => {
+          const name = `body.${src}.${columns.length}`;
+          await newEndpoint(s, { name, query: `select ${columns} from \`${src}\` order by event_message`, cache_duration_seconds: 0 });
+          return result(await run(s, name));
+        };
+
+        test('"source_name" or "source" key names it when the query and headers do not; the key is kept, as Logflare keeps it', async () => {
+          assert.equal((await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body', event_message: 'a' } })).status, 200);
+          assert.equal((await call(s, 'POST', '/logs', { body: { source: bodyId, event_message: 'b' } })).status, 200);
+          const gz = gzipSync(JSON.stringify({ batch: [{ event_message: 'c' }, { event_message: 'd' }], source_name: 'in.body' }));
+          const batch = await call(s, 'POST', '/api/events', { raw: gz, headers: { 'content-encoding': 'gzip' } });
+          assert.equal(batch.status, 200, batch.text);
+          const got = await stored('in.body', 'event_message, source_name, source');
+          assert.deepEqual(
+            got.map((r) => [r.event_message, r.source_name ?? null, r.source ?? null]),
+            [
+              ['a', 'in.body', null],
+              ['b', null, bodyId],
+              ['c', null, null],
+              ['d', null, null],
+            ],
+          );
+        });
+
+        test('the query and the X-Source header come first; the body key is then an ordinary field', async () => {
+          assert.equal((await call(s, 'POST', '/api/logs?source_name=in.body.other', { body: { source_name: 'in.body', event_message: 'q' } })).status, 200);
+          const h = await call(s, 'POST', '/api/logs', { body: { source: bodyId, event_message: 'h' }, headers: { 'x-source': otherId } });
+          assert.equal(h.status, 200);
+          const got = await stored('in.body.other', 'event_message');
+          assert.deepEqual(
+            got.map((r) => r.event_message),
+            ['h', 'q'],
+          );
+        });
+
+        test('refusals: unknown (404 naming the key), none (400 naming every way), and never from NDJSON or arrays', async () => {
+          assertError(
+            await call(s, 'POST', '/api/logs', { body: { source_name: 'no.such', event_message: 'x' } }),
+            404,
+            'NOT_FOUND',
+            /"source_name" key of the JSON body/,
+          );
+          assertError(await call(s, 'POST', '/api/logs', { body: { source: crypto.randomUUID() } }), 404, 'NOT_FOUND', /"source" key/);
+          const ways = /\?source_name=.*\?source=.*X-Source.*"source_name".*"source".*JSON object body/;
+          assertError(await call(s, 'POST', '/api/logs', { body: { source: 42, event_message: 'x' } }), 400, 'BAD_REQUEST', ways);
+          assertError(await call(s, 'POST', '/api/logs', { body: [{ source_name: 'in.body' }] }), 400, 'BAD_REQUEST', ways);
+          const ndjson = await call(s, 'POST', '/api/logs', { raw: '{"source_name":"in.body"}\n', headers: { 'content-type': 'application/x-ndjson' } });
+          assertError(ndjson, 400, 'BAD_REQUEST', ways);
+          assertError(await call(s, 'POST', '/api/logs', { raw: '{"source_name":' }), 400, 'BAD_REQUEST', ways);
+        });
+
+        test('order: the token before the body, the body (encoding, size) before the source; a bad event stores nothing', async () => {
+          assertError(await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body' }, token: null }), 401, 'UNAUTHORIZED');
+          const queryOnly = await newToken(s, ['query']);
+          assertError(await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body' }, token: queryOnly.value }), 403, 'FORBIDDEN');
+          const scoped = await newToken(s, [`ingest:source:${otherId}`]);
+          assertError(await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body' }, token: scoped.value }), 403, 'FORBIDDEN');
+          assertError(await call(s, 'POST', '/api/logs', { body: { source_name: 'no.such' }, token: scoped.value }), 403, 'FORBIDDEN');
+          const mine = await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body.other', event_message: 's' }, token: scoped.value });
+          assert.equal(mine.status, 200, mine.text);
+          const notGzip = await call(s, 'POST', '/api/logs', { raw: '{"source_name":"in.body"}', headers: { 'content-encoding': 'gzip' } });
+          assertError(notGzip, 400, 'BAD_REQUEST', /gzip/);
+          const before = (await stored('in.body', 'event_message')).length;
+          const bad = await call(s, 'POST', '/api/logs', { body: { source_name: 'in.body', batch: [{ event_message: 'ok' }, 7] } });
+          assertError(bad, 400, 'BAD_REQUEST', /index 1/);
+          assert.equal((await stored('in.body', 'event_message, id')).length, before);
         });
       });
 

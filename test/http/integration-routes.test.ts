@@ -214,6 +214,39 @@ for (const engine of engines) {
       assert.equal(obj(got[3], 'metadata').appname, 'app');
     });
 
+    it('a JSON object body may name the source ("source_name", "source") when the query and headers do not', async () => {
+      const id = await createSource(s, 'int.body');
+      await ok('/logs/vector', JSON.stringify({ source_name: 'int.body', message: 'from vector', timestamp: T0_ISO }));
+      await ok('/api/events/json', gzipSync(JSON.stringify({ source: id, level: 'info', message: 'from json' })), {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      });
+      await createEndpoint(s, {
+        name: 'read.int.body',
+        query: 'select timestamp, event_message, metadata from `int.body` order by event_message',
+        cache_duration_seconds: 0,
+      });
+      const got = await rows(s, 'read.int.body');
+      assert.deepEqual(
+        got.map((r) => r.event_message),
+        ['from vector', JSON.stringify({ source: id, level: 'info', message: 'from json' })],
+      );
+      // Kept where each route keeps the body's keys, as Logflare keeps them.
+      assert.equal(obj(got[0], 'metadata').source_name, 'int.body');
+      assert.equal(got[0]?.timestamp, T0_MICROS);
+      assert.equal(obj(got[1], 'metadata').source, id);
+      // A structured CloudEvent's own `source` attribute names no Quarry source: the 404 says where it came from.
+      const envelope = JSON.stringify({ specversion: '1.0', id: 'e9', source: '/orders', type: 't', data: {} });
+      const ce = await post('/logs/cloud-event', envelope, { 'content-type': 'application/cloudevents+json' });
+      assert.equal(ce.status, 404);
+      assert.match((ce.body.error as { message: string }).message, /No source with id \/orders \(named by the "source" key of the JSON body\)/);
+      // Text bodies never name one.
+      const syslog = await post('/logs/syslogs', '<14>1 2025-11-21T10:00:00Z host app - - - source_name=int.body', { 'content-type': 'text/plain' });
+      assert.equal(syslog.status, 400);
+      assert.match((syslog.body.error as { message: string }).message, /Say which source/);
+      assert.equal((await rows(s, 'read.int.body')).length, 2);
+    });
+
     it('refuses bad bodies with a 400 naming what was wrong, storing nothing', async () => {
       const cases: [string, string, Record<string, string>, RegExp][] = [
         ['/logs/json?source_name=int.json', '[1]', { 'content-type': 'application/json' }, /index 0 is not a JSON object/],
