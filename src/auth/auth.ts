@@ -76,6 +76,11 @@ export interface Auth {
    * may ingest anywhere gets `find`'s 404.
    */
   requireIngest<S extends { id: string }>(req: RequestCredentials, find: () => S): { token: AccessToken; source: S };
+  /**
+   * `requireIngest`'s checks before the source: a token (401) that may ingest somewhere (403). For a
+   * request whose source is only known once its body is read; `requireIngest` follows then.
+   */
+  requireIngestToken(req: RequestCredentials): AccessToken;
 }
 
 export function createAuth(tokens: TokenRepository, options: AuthOptions = {}): Auth {
@@ -100,6 +105,11 @@ export function createAuth(tokens: TokenRepository, options: AuthOptions = {}): 
     return token;
   }
   const forbidden = (action: Action) => new QuarryError('FORBIDDEN', `This access token may not use ${describeAction(action)}.`);
+  function requireIngestToken(req: RequestCredentials): AccessToken {
+    const token = authenticate(req);
+    if (ingestReach(token.scopes) === 'none') throw forbidden({ kind: 'ingest', sourceId: '' });
+    return token;
+  }
   return {
     identify,
     require(req, action) {
@@ -120,10 +130,10 @@ export function createAuth(tokens: TokenRepository, options: AuthOptions = {}): 
       }
       return token;
     },
+    requireIngestToken,
     requireIngest(req, find) {
-      const token = authenticate(req);
+      const token = requireIngestToken(req);
       const reach = ingestReach(token.scopes);
-      if (reach === 'none') throw forbidden({ kind: 'ingest', sourceId: '' });
       let source: ReturnType<typeof find>;
       try {
         source = find();

@@ -64,7 +64,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = asyn
   app.addHook('onRequest', async (req) => {
     const named = sourceInRequest(req);
     if (named === undefined && bodyMayName(req)) {
-      requireIngestToken(auth, req);
+      auth.requireIngestToken(req);
       return;
     }
     req.ingestSource = auth.requireIngest(req, () => findSource(named, sources, bodyMayName(req))).source;
@@ -152,21 +152,6 @@ function findSource(named: NamedSource | undefined, sources: IngestSourceLookup,
       ? `Say which source to ingest into: ${ways}, or put a "source_name" (name) or "source" (id) key in a JSON object body.`
       : `Say which source to ingest into: ${ways}.`,
   );
-}
-
-/**
- * The token's checks alone (401; 403 for a token that may ingest nowhere), for a request whose body
- * will name the source: requireIngest stops at the source lookup, which here says "not yet".
- */
-function requireIngestToken(auth: Auth, req: FastifyRequest): void {
-  const later = new Error('the body names the source');
-  try {
-    auth.requireIngest(req, () => {
-      throw later;
-    });
-  } catch (e) {
-    if (e !== later) throw e;
-  }
 }
 
 function str(v: unknown): string | undefined {
