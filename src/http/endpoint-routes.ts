@@ -136,5 +136,5 @@ export async function registerEndpointRoutes(
   });
   await app.register(endpointRoutes, { auth: deps.auth, service: deps.service });
   await app.register(queryRoutes, { auth: deps.auth, runner: deps.runner });
-  if (deps.stats) await app.register(endpointStatsRoutes, { auth: deps.auth, service: deps.service, stats: deps.stats });
+  if (deps.stats) await app.register(endpointStatsRoutes, { auth: deps.auth, runner: deps.runner, stats: deps.stats });
 }

@@ -5,15 +5,15 @@
  */
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { Auth } from '../auth/auth.ts';
-import type { EndpointService } from '../endpoints/service.ts';
-import { looksLikeUuid } from '../endpoints/model.ts';
+import type { EndpointRunner } from '../endpoints/runner.ts';
 import type { EndpointStats } from '../endpoints/stats.ts';
 import { QuarryError } from '../errors.ts';
 import { ErrorResponse, authErrors } from './schemas.ts';
 
 export interface EndpointStatsRoutesOptions {
   auth: Auth;
-  service: Pick<EndpointService, 'get' | 'list'>;
+  /** Finds an endpoint as running one does: by id when the segment reads as a UUID, else by name. */
+  runner: Pick<EndpointRunner, 'resolve'>;
   stats: EndpointStats;
 }
 
@@ -50,7 +50,7 @@ const StatsView = Type.Object(
   { $id: 'EndpointStats' },
 );
 
-export const endpointStatsRoutes: FastifyPluginAsyncTypebox<EndpointStatsRoutesOptions> = async (app, { auth, service, stats }) => {
+export const endpointStatsRoutes: FastifyPluginAsyncTypebox<EndpointStatsRoutesOptions> = async (app, { auth, runner, stats }) => {
   app.addHook('onRequest', async (req) => {
     auth.require(req, { kind: 'manage' });
   });
@@ -64,13 +64,10 @@ export const endpointStatsRoutes: FastifyPluginAsyncTypebox<EndpointStatsRoutesO
         response: { 200: StatsView, 404: ErrorResponse, ...authErrors },
       },
     },
-    async (req) => stats.view(endpointId(service, req.params.id)),
+    async (req) => {
+      const endpoint = runner.resolve(req.params.id);
+      if (!endpoint) throw new QuarryError('NOT_FOUND', `No endpoint with id or name ${req.params.id}.`);
+      return stats.view(endpoint.id);
+    },
   );
 };
-
-function endpointId(service: Pick<EndpointService, 'get' | 'list'>, idOrName: string): string {
-  if (looksLikeUuid(idOrName)) return service.get(idOrName).id;
-  const named = service.list().find((e) => e.name === idOrName);
-  if (!named) throw new QuarryError('NOT_FOUND', `No endpoint with id or name ${idOrName}.`);
-  return named.id;
-}
