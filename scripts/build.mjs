@@ -55,12 +55,18 @@ function filesUnder(dir) {
   return out;
 }
 
-function newerThan(source, target) {
+/** Modification time in ms, or undefined for a file that is not there. */
+function mtimeOf(file) {
   try {
-    return statSync(source).mtimeMs > statSync(target).mtimeMs;
+    return statSync(file).mtimeMs;
   } catch {
-    return true;
+    return undefined;
   }
+}
+
+function newerThan(source, target, sourceMtime = mtimeOf(source)) {
+  const built = mtimeOf(target);
+  return sourceMtime === undefined || built === undefined || sourceMtime > built;
 }
 
 function writeAtomically(target, content) {
@@ -81,18 +87,22 @@ function isNodeTypeScript(rel) {
 /** Brings dist/ up to date with src/ (and test/, bench/, scripts/ with `tests`); returns how many files it wrote. */
 export function build({ tests = false } = {}) {
   let written = 0;
+  /** The newest file under src/: the bundle is older than it, or up to date. */
+  let newestSource = 0;
   const trees = tests ? ['src', 'test', 'bench', 'scripts'] : ['src'];
   for (const file of trees.flatMap((tree) => filesUnder(path.join(root, tree)))) {
     const rel = path.relative(root, file);
+    const mtime = mtimeOf(file);
+    if (rel.startsWith(`src${path.sep}`)) newestSource = Math.max(newestSource, mtime ?? 0);
     if (isNodeTypeScript(rel)) {
       const target = path.join(distDir, rel.replace(/\.ts$/, '.js'));
-      if (!newerThan(file, target)) continue;
+      if (!newerThan(file, target, mtime)) continue;
       const { code } = transformSync(readFileSync(file, 'utf8'), { loader: 'ts', format: 'esm', platform: 'node', target: 'node20', sourcefile: rel });
       writeAtomically(target, code.replace(RELATIVE_TS_IMPORT, '$1$2.js"'));
       written++;
     } else if (!file.endsWith('.d.ts')) {
       const target = path.join(distDir, rel);
-      if (!newerThan(file, target)) continue;
+      if (!newerThan(file, target, mtime)) continue;
       writeAtomically(target, readFileSync(file));
       written++;
     }
@@ -102,7 +112,7 @@ export function build({ tests = false } = {}) {
     writeAtomically(pkg, readFileSync(path.join(root, 'package.json')));
     written++;
   }
-  if (bundleIsStale()) {
+  if (bundleIsStale(newestSource)) {
     bundle();
     written++;
   }
@@ -117,12 +127,12 @@ export function build({ tests = false } = {}) {
   return written;
 }
 
-/** The bundle is older than a source file or than the installed dependencies. */
-function bundleIsStale() {
-  if (!existsSync(serviceEntry)) return true;
-  const built = statSync(serviceEntry).mtimeMs;
-  const inputs = [path.join(root, 'package-lock.json'), path.join(root, 'node_modules', '.package-lock.json'), ...filesUnder(path.join(root, 'src'))];
-  return inputs.some((f) => existsSync(f) && statSync(f).mtimeMs > built);
+/** The bundle is older than the newest source file or than the installed dependencies. */
+function bundleIsStale(newestSource) {
+  const built = mtimeOf(serviceEntry);
+  if (built === undefined) return true;
+  const installed = [path.join(root, 'package-lock.json'), path.join(root, 'node_modules', '.package-lock.json')].map((f) => mtimeOf(f) ?? 0);
+  return Math.max(newestSource, ...installed) > built;
 }
 
 /** The bundle's chunks (loaded on demand by `import()`) sit beside it: `quarry-<hash>.mjs`. */
