@@ -176,6 +176,8 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/sql/usage.test.ts': unit('in-memory DuckDB'),
   'test/sql/value-growth.test.ts': unit('pure'),
   'test/sql/window-frame.test.ts': integration('every engine (chDB)'),
+  'test/storage/carried.test.ts': unit('pure: the bookkeeping and both printers over a catalogue in memory'),
+  'test/storage/carried-ingest.test.ts': integration('the ingest pipeline into every engine (DuckDB on a file, chDB), reopened'),
   'test/storage/data-versions.test.ts': unit('pure'),
   'test/storage/infer.test.ts': unit('pure'),
   'test/storage/overflow.test.ts': unit('pure'),

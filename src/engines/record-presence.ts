@@ -5,8 +5,9 @@
  * column. Anything else (a record built by the query, an element of a list, a set operation) has no
  * marker to read, and the printer tests the value itself.
  */
-import { children, type OutColumn, type RExpr, type RFrom, type RQuery, type RSetExpr } from '../sql/resolved.ts';
+import { children, type OutColumn, type RangeVar, type RExpr, type RFrom, type RQuery, type RSetExpr } from '../sql/resolved.ts';
 import { assertNever, holdsRecord } from '../sql/types.ts';
+import { hasPath } from '../storage/carried.ts';
 
 export type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 
@@ -14,6 +15,8 @@ export type ColumnExpr = Extract<RExpr, { kind: 'column' }>;
 export class RecordOrigins {
   readonly #byColumns = new Map<readonly OutColumn[], RQuery>();
   readonly #ctes = new Map<string, RQuery[]>();
+  /** Ranges an outer join can read as all NULL (the inner side of LEFT, RIGHT and FULL joins). */
+  readonly #nullable = new Set<RangeVar>();
 
   constructor(root: RQuery) {
     this.#query(root);
@@ -24,7 +27,27 @@ export class RecordOrigins {
    * undefined when the value does not come from one unchanged.
    */
   stored(e: ColumnExpr): ColumnExpr | undefined {
+    return this.#follow(e, () => undefined);
+  }
+
+  /**
+   * Whether every row `e` is read on holds its record: it is a stored record that every event of
+   * its table carried (TableSchema.carried), passed on unchanged, and no outer join on the way can
+   * make it NULL. Its presence test is then true on every row.
+   */
+  carried(e: ColumnExpr): boolean {
+    let nullable = false;
+    const stored = this.#follow(e, (range) => {
+      if (this.#nullable.has(range)) nullable = true;
+    });
+    if (nullable || stored?.from.kind !== 'table' || stored.column === undefined) return false;
+    return hasPath(stored.from.carried ?? [], [stored.column, ...stored.fields]);
+  }
+
+  /** `stored`, calling `visit` with each range the value is read through. */
+  #follow(e: ColumnExpr, visit: (range: RangeVar) => void): ColumnExpr | undefined {
     const from = e.from;
+    visit(from);
     switch (from.kind) {
       case 'table':
         return e;
@@ -37,7 +60,7 @@ export class RecordOrigins {
         if (q === undefined || q.body.kind !== 'select') return undefined;
         const item = q.body.columns.find((c) => c.name === e.column)?.expr;
         if (item?.kind !== 'column' || item.column === undefined) return undefined;
-        return this.stored({ ...item, fields: [...item.fields, ...e.fields], type: e.type });
+        return this.#follow({ ...item, fields: [...item.fields, ...e.fields], type: e.type }, visit);
       }
       default:
         return assertNever(from);
@@ -75,9 +98,14 @@ export class RecordOrigins {
   }
 
   #from(f: RFrom): void {
-    for (const factor of [f.first, ...f.joins.map((j) => j.factor)]) {
+    const factors = [f.first, ...f.joins.map((j) => j.factor)];
+    for (const factor of factors) {
       if (factor.kind === 'range' && factor.query) this.#query(factor.query);
     }
+    f.joins.forEach((j, i) => {
+      const nulled = j.type === 'left' ? [j.factor] : j.type === 'right' ? factors.slice(0, i + 1) : j.type === 'full' ? factors.slice(0, i + 2) : [];
+      for (const x of nulled) if (x.kind === 'range') this.#nullable.add(x.range);
+    });
     for (const j of f.joins) if (j.on) this.#expr(j.on);
   }
 

@@ -23,12 +23,13 @@ import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeTypes } from '../storage/infer.ts';
 import { growSchema } from '../storage/overflow.ts';
 import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
-import type { FieldType } from '../storage/schema.ts';
+import { carriedByAll } from '../storage/carried.ts';
+import type { FieldType, RecordPath } from '../storage/schema.ts';
 import type { GrowthLimits, SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
 import { nowMicros } from './normalise.ts';
 import type { PreparedRequest } from './prepare.ts';
-import { fieldsOf, fitsSchema, prepareRequest, rawFor } from './prepare.ts';
+import { fieldsOf, fitsSchema, prepareRequest, rawFor, storedShapes } from './prepare.ts';
 
 export interface IngestOptions {
   sources: SourceTables;
@@ -314,7 +315,7 @@ export class IngestService {
       observed = observed === undefined ? t : mergeTypes(observed, t);
     }
     await this.sources.ensure(source);
-    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth);
+    await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth, carriedBy(requests));
   }
 
   /** Takes a queued request out and fails it. */
@@ -383,7 +384,7 @@ export class IngestService {
     const batches: TableBatch[] = [];
     for (const { source, requests, observed } of bySource.values()) {
       await this.sources.ensure(source);
-      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth);
+      const { entry } = await this.sources.evolve(source.id, observed?.kind === 'record' ? observed.fields : {}, this.growth, carriedBy(requests));
       const columns = entry.schema.columns;
       const events: StoredEvent[] = [];
       for (const p of requests) appendStored(events, p.prepared, columns);
@@ -391,6 +392,16 @@ export class IngestService {
     }
     return batches;
   }
+}
+
+/** Which of the given record paths every event of `requests` carries (src/storage/carried.ts). */
+function carriedBy(requests: readonly Pending[]): (paths: readonly RecordPath[]) => RecordPath[] {
+  return (paths) => {
+    function* shapes(): Generator<JsonObject> {
+      for (const p of requests) yield* storedShapes(p.prepared);
+    }
+    return carriedByAll(shapes(), paths);
+  };
 }
 
 /** The request's events as storage takes them: read from the received text when that is exact. */

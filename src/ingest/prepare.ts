@@ -132,6 +132,15 @@ export function fieldsOf(prepared: PreparedRequest, i: number): JsonObject {
 }
 
 /**
+ * Each event's fields with the keys storage stores them under: the received objects when their
+ * keys were column-safe as sent (the fast pass), else the sanitised fields.
+ */
+export function* storedShapes(prepared: PreparedRequest): Generator<JsonObject> {
+  const n = prepared.ids.length;
+  for (let i = 0; i < n; i++) yield prepared.raw !== undefined ? (prepared.events[i] as JsonObject) : fieldsOf(prepared, i);
+}
+
+/**
  * The received text when storage may read the request's fields from it under a table with these
  * `columns`: they fit (`fitsSchema`), and a moved `message` would not be read into a `message`
  * column (DuckDB's JSON reader matches names exactly).

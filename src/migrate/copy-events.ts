@@ -8,6 +8,7 @@
  * Run with the service stopped (the folders are claimed as the service claims them). A source whose
  * table in the target already holds events is refused: nothing is written twice.
  */
+import { intersect } from '../storage/carried.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { claimDataFolders } from '../data-dir/claim.ts';
 import type { Engine } from '../engines/engine.ts';
@@ -71,7 +72,9 @@ async function copy(origin: Engine, target: Engine, config: Config, options: Mig
       throw new Error(`The ${config.engine.name} engine already holds events of source ${entry.name}: nothing was copied for it (empty the table first)`);
     }
     // Every field, typed or kept in an overflow column (src/storage/overflow.ts).
-    const { entry: grown } = await target.sources.evolve(entry.id, withoutBase(allColumns(entry.schema)));
+    // The events copied are the origin's, so they carry what the origin's carried.
+    const carried = entry.schema.carried ?? [];
+    const { entry: grown } = await target.sources.evolve(entry.id, withoutBase(allColumns(entry.schema)), {}, (paths) => intersect(paths, carried));
     let copied = 0;
     for await (const events of exportEvents(entry.table, entry.schema, options.batchSize ?? 10_000)) {
       await target.storage.append([{ table: grown.table, schema: grown.schema, events }]);

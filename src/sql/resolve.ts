@@ -441,7 +441,8 @@ class Resolver {
         if (!source) throw new QuarryError('QUERY_NOT_ALLOWED', `can't find source ${f.name}`);
         const columns = freeze(Object.entries(allColumns(source.schema)).map(([name, t]) => freeze({ name, type: fromFieldType(t) })));
         const typed = source.schema.overflow === undefined ? {} : { typed: source.schema.columns };
-        entry = { names, range: freeze({ kind: 'table', alias, table: source.table, columns, ...typed }), columns, physical: true };
+        const carried = source.schema.carried === undefined || source.schema.carried.length === 0 ? {} : { carried: source.schema.carried };
+        entry = { names, range: freeze({ kind: 'table', alias, table: source.table, columns, ...typed, ...carried }), columns, physical: true };
       }
     }
     if (scope.ranges.some((r) => r.range.alias === entry.range.alias)) {

@@ -15,7 +15,7 @@
  * through the tree's one typed transform (resolved-transform.ts).
  */
 import { own } from '../storage/fields.ts';
-import type { FieldType } from '../storage/schema.ts';
+import type { FieldType, RecordPath } from '../storage/schema.ts';
 import type { BinaryOp, CastType, DatePart, Literal, WindowFrame } from './ast.ts';
 import type { FunctionName } from './functions.ts';
 import { assertNever, scalar, type VType } from './types.ts';
@@ -37,6 +37,8 @@ export type RangeVar =
       readonly table: string;
       readonly columns: readonly OutColumn[];
       readonly typed?: Readonly<Record<string, FieldType>>;
+      /** Records every event of the table carried (TableSchema.carried): their presence needs no test. */
+      readonly carried?: readonly RecordPath[];
     }
   /** A CTE read by name (`cte` is its name as defined). */
   | { readonly kind: 'cte'; readonly alias: string; readonly cte: string; readonly columns: readonly OutColumn[] }

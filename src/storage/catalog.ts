@@ -6,8 +6,9 @@
  * Entries are never mutated: a schema change replaces the entry, so a reader holding one keeps a
  * consistent view.
  */
+import { combineCarried, withCarried } from './carried.ts';
 import { mergeSchema } from './infer.ts';
-import { type Catalog, type SourceTable, withoutBase } from './schema.ts';
+import { type Catalog, type SourceTable, type TableSchema, withoutBase } from './schema.ts';
 
 export interface CatalogRepository {
   loadAll(): Promise<SourceTable[]>;
@@ -92,7 +93,7 @@ export class SchemaCatalog implements Catalog {
     let changed = false;
     for (const entry of loaded) {
       const held = this.byId.get(entry.id);
-      const next = held === undefined ? entry : { ...entry, schema: mergeSchema(held.schema, withoutBase(entry.schema.columns)).schema };
+      const next = held === undefined ? entry : { ...entry, schema: mergeEntrySchemas(held.schema, entry.schema) };
       if (held !== undefined && held.name === next.name && held.table === next.table && JSON.stringify(held.schema) === JSON.stringify(next.schema)) continue;
       this.remember(next);
       changed = true;
@@ -106,4 +107,12 @@ export class SchemaCatalog implements Catalog {
     this.byId.set(entry.id, entry);
     this.byName.set(entry.name, entry);
   }
+}
+
+/**
+ * Two views of one source's schema (held here and read back, or two nodes' saves) as one: the
+ * fields of both (schemas only grow), the records both say every event carried.
+ */
+export function mergeEntrySchemas(a: TableSchema, b: TableSchema): TableSchema {
+  return withCarried(mergeSchema(a, withoutBase(b.columns)).schema, combineCarried(a, b));
 }

@@ -18,7 +18,18 @@ export interface TableSchema {
    * through `allColumns`.
    */
   overflow?: Record<string, FieldType>;
+  /**
+   * Record paths (a top-level column, then fields of records inside it) at which every event the
+   * table holds carried a record, so a query needs no presence test there (src/storage/carried.ts).
+   * Absent when not known (a table from before this was kept): every record is then tested.
+   */
+  carried?: readonly RecordPath[];
+  /** No event stored yet: the first append decides `carried`. */
+  unwritten?: true;
 }
+
+/** A record's place in an event: its top-level column, then field names. */
+export type RecordPath = readonly string[];
 
 /** What the SQL layer needs to know about a source: its names and its current schema. */
 export interface SourceTable {

@@ -6,12 +6,13 @@
 import type { KeyRule } from '../schemas/source.ts';
 import type { StorageEngine } from './port.ts';
 import { QuarryError } from '../errors.ts';
+import { afterAppend, sameCarried, withCarried } from './carried.ts';
 import type { SchemaCatalog } from './catalog.ts';
 import type { SchemaChange } from './infer.ts';
 import { mergeSchema, sameType } from './infer.ts';
 import { checkFieldLimit } from './limits.ts';
 import { growSchema } from './overflow.ts';
-import type { FieldType, SourceTable, TableSchema } from './schema.ts';
+import type { FieldType, RecordPath, SourceTable, TableSchema } from './schema.ts';
 import { baseColumns, withoutBase } from './schema.ts';
 
 export interface SourceRef {
@@ -98,7 +99,7 @@ export class SourceTables {
       id: source.id,
       name: source.name,
       table: source.table ?? physicalTableName(source.id),
-      schema: { columns: { ...baseColumns } },
+      schema: { columns: { ...baseColumns }, unwritten: true },
     };
     await this.engine.createSourceTable(entry.table, { name: entry.name });
     await this.catalog.put(entry);
@@ -114,17 +115,30 @@ export class SourceTables {
   }
 
   /**
-   * Grows the source's schema to hold the observed field types; DDL runs only when something
-   * actually changed. Returns the entry to append with and the changes applied. Growing past
-   * `maxFields` leaf fields is refused (BAD_REQUEST naming the first field over the limit) and
-   * changes nothing.
+   * Grows the source's schema to hold the observed field types, before an append of events of
+   * those types; DDL runs only when something actually changed. `carriedBy` says which record
+   * paths every event of that append carries (src/storage/carried.ts; none when absent). Returns
+   * the entry to append with and the changes applied. Growing past `maxFields` leaf fields is
+   * refused (BAD_REQUEST naming the first field over the limit) and changes nothing.
    */
-  async evolve(sourceId: string, observed: Record<string, FieldType>, limits: GrowthLimits = {}): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
+  async evolve(
+    sourceId: string,
+    observed: Record<string, FieldType>,
+    limits: GrowthLimits = {},
+    carriedBy?: (paths: readonly RecordPath[]) => RecordPath[],
+  ): Promise<{ entry: SourceTable; changes: SchemaChange[] }> {
     const entry = this.catalog.sourceById(sourceId);
     if (entry === undefined) throw new Error(`no table for source ${sourceId}`);
     const maxFields = limits.maxFields ?? Number.POSITIVE_INFINITY;
-    const { schema, changes } = growSchema(entry.schema, observed, limits.maxTypedFields ?? Number.POSITIVE_INFINITY);
-    if (changes.length === 0) return { entry, changes };
+    const grown = growSchema(entry.schema, observed, limits.maxTypedFields ?? Number.POSITIVE_INFINITY);
+    const changes = grown.changes;
+    const schema = withCarried(grown.schema, afterAppend(entry.schema, grown.schema.columns, carriedBy));
+    if (changes.length === 0) {
+      if (sameCarried(schema, entry.schema)) return { entry, changes };
+      const next = { ...entry, schema };
+      await this.catalog.put(next);
+      return { entry: next, changes };
+    }
     const breach = checkFieldLimit(entry.schema, changes, maxFields);
     if (breach !== undefined) {
       throw new QuarryError(

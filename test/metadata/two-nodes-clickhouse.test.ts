@@ -167,6 +167,34 @@ for (const via of ['embedded chDB', 'HTTP'] as const) {
       }
     });
 
+    it('a record every event carried, then an event without it through B: both nodes drop it at once', async () => {
+      const endpoint = await createEndpoint(a, {
+        name: 'shared.postgrest.records',
+        query: 'with pr as (select id, metadata from `postgREST.logs.prod`) select id from pr',
+        sandboxable: true,
+      });
+      await eventually('endpoint created on A runs on B', async () => (await query(b, endpoint.name)).status === 200);
+      const carried = Array.from({ length: 20 }, (_, i) => ({
+        id: `c${i}`,
+        event_message: 'carried',
+        metadata: { request: { method: 'GET' }, response: { status_code: 200 } },
+      }));
+      await ingest(a, 'postgREST.logs.prod', carried);
+      const both = 'select count(*) as n from pr cross join unnest(metadata) as m cross join unnest(m.request) as r cross join unnest(m.response) as s';
+      const response = 'select count(*) as n from pr cross join unnest(metadata) as m cross join unnest(m.response) as s';
+      const fresh = { headers: { 'cache-control': 'no-cache' } };
+      const counts = async (node: TestServer) => {
+        const [x, y] = [await query(node, endpoint.name, { sql: both }, fresh), await query(node, endpoint.name, { sql: response }, fresh)];
+        assert.equal(x.status, 200, JSON.stringify(x.error));
+        return [Number(x.rows[0]?.n), Number(y.rows[0]?.n)];
+      };
+      for (const node of [a, b]) assert.deepEqual(await counts(node), [20, 20]);
+      // B stores an event without `request`: A, whose catalogue said every event carried it, must
+      // not count it under UNNEST(m.request) from the moment B acknowledged it.
+      await ingest(b, 'postgREST.logs.prod', [{ id: 'c-none', event_message: 'no request', metadata: { response: { status_code: 500 } } }]);
+      for (const node of [a, b]) assert.deepEqual(await counts(node), [20, 21]);
+    });
+
     it('a token revoked on A is refused by B within the bound', async () => {
       const revokedAfter = await revocationReaches(a, b);
       console.log(`# revocation seen by B after ${revokedAfter} ms`);

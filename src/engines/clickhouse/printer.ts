@@ -408,7 +408,7 @@ export class ClickHousePrinter extends SqlPrinter {
   override query(q: RQuery): string {
     if (this.#pushdown === undefined) {
       this.#origins = new RecordOrigins(q);
-      this.#pushdown = planPushdown(q, (e) => this.markerOf(e) !== undefined);
+      this.#pushdown = planPushdown(q, (e) => this.markerOf(e) !== undefined && this.#origins?.carried(e) !== true);
       for (const byPath of this.#pushdown.paths.values()) for (const p of byPath.values()) this.#pushedNames.set(p, this.fresh('p'));
     }
     if (q.body.kind !== 'setop' || (q.orderBy.length === 0 && !q.limit && !q.offset)) return super.query(q);
@@ -496,10 +496,12 @@ export class ClickHousePrinter extends SqlPrinter {
   }
 
   /**
-   * The row carried the record `value`: its presence marker (one narrow path), else (a table
+   * The row carried the record `value`: true where every event carried it, its presence marker
+   * (one narrow path), else (a table
    * written before markers, a record the query built) every path below it.
    */
   private present(value: RExpr): string {
+    if (value.kind === 'column' && this.#origins?.carried(value) === true) return 'true';
     const marker = value.kind === 'column' ? this.markerOf(value) : undefined;
     if (marker !== undefined) return `(${this.printColumn(marker)} IS NOT NULL)`;
     const x = this.expr(value);

@@ -5,17 +5,17 @@
  * Every save appends a row with the whole schema as that node knew it; a removal appends a row
  * with `deleted = 1`. A source's entry is the **union** of its rows since its last removal (in
  * version order: the latest row's name and table, every row's fields merged by the conflict
- * rule). Schemas only grow, so the union is the truth, and two nodes that grow the same source at
- * once (each writing its own view, neither seeing the other's field yet) both keep their fields:
- * no lost update, without a transaction ClickHouse does not have. Rows are never collapsed
- * (`ORDER BY (source_id, version)`), and there are few: one per schema change.
+ * rule; the records every event carried, those all rows list: src/storage/carried.ts). Schemas
+ * only grow, so the union is the truth, and two nodes that grow the same source at once (each
+ * writing its own view, neither seeing the other's field yet) both keep their fields: no lost
+ * update, without a transaction ClickHouse does not have. Rows are never collapsed (`ORDER BY
+ * (source_id, version)`), and there are few: one per schema change, and one when an event first
+ * lacks a record every event before it carried.
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { CatalogRepository } from '../../storage/catalog.ts';
-import { mergeSchema } from '../../storage/infer.ts';
+import { type CatalogRepository, mergeEntrySchemas } from '../../storage/catalog.ts';
 import type { SourceTable, TableSchema } from '../../storage/schema.ts';
-import { withoutBase } from '../../storage/schema.ts';
 import { quoteIdent } from './client.ts';
 import { CATALOG_TABLE, createCatalogTable } from './ddl.ts';
 
@@ -49,7 +49,7 @@ function fold(rows: readonly Row[]): SourceTable[] {
       id: r.source_id,
       name: r.source_name,
       table: r.table_name,
-      schema: before === undefined ? schema : mergeSchema(before.schema, withoutBase(schema.columns)).schema,
+      schema: before === undefined ? schema : mergeEntrySchemas(before.schema, schema),
       ...(unmarked ? { unmarkedRecords: true as const } : {}),
     });
   }

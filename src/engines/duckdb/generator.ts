@@ -215,10 +215,12 @@ export class DuckDbPrinter extends SqlPrinter {
   }
 
   /**
-   * The row carried the record `value`: its presence marker, where the record is a stored one
-   * (a narrow BOOLEAN column), else the record itself tested, which reads every field.
+   * The row carried the record `value`: true where every event carried it, its presence marker
+   * where the record is a stored one (a narrow BOOLEAN column), else the record itself tested,
+   * which reads every field.
    */
   private present(value: RExpr): string {
+    if (value.kind === 'column' && this.#origins?.carried(value) === true) return 'TRUE';
     const stored = value.kind === 'column' ? this.#origins?.stored(value) : undefined;
     if (value.kind !== 'column' || stored === undefined) return `(${this.expr(value)} IS NOT NULL)`;
     const storage = columnStorage(stored);
