@@ -41,19 +41,57 @@ export function trackedPaths(schema: TableSchema, columns: Readonly<Record<strin
 export function carries(event: JsonObject, path: RecordPath): boolean {
   let v: JsonValue | undefined = event;
   for (const key of path) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    if (!isRecord(v)) return false;
     v = own(v, key);
   }
+  return isRecord(v);
+}
+
+/** Paths as a tree of keys, so one walk of an event looks each record up once. */
+interface PathTree {
+  readonly key: string;
+  readonly below: readonly PathTree[];
+}
+
+function pathTree(paths: readonly RecordPath[], depth = 0): PathTree[] {
+  const out: PathTree[] = [];
+  for (const key of new Set(paths.filter((p) => p.length > depth).map((p) => p[depth] as string))) {
+    out.push({
+      key,
+      below: pathTree(
+        paths.filter((p) => p.length > depth + 1 && p[depth] === key),
+        depth + 1,
+      ),
+    });
+  }
+  return out;
+}
+
+function isRecord(v: JsonValue | undefined): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The paths of `paths` that every event of `events` carries. */
+/** Whether `record` holds every path of `tree` (each a record). */
+function holdsAll(record: JsonObject, tree: readonly PathTree[]): boolean {
+  for (const t of tree) {
+    const v = own(record, t.key);
+    if (!isRecord(v) || !holdsAll(v, t.below)) return false;
+  }
+  return true;
+}
+
+/**
+ * The paths of `paths` that every event of `events` carries. This runs on every append, so an
+ * event that carries them all (the usual case) costs one walk of the records it holds.
+ */
 export function carriedByAll(events: Iterable<JsonObject>, paths: readonly RecordPath[]): RecordPath[] {
   let left = [...paths];
+  let tree = pathTree(left);
   for (const event of events) {
     if (left.length === 0) break;
-    if (left.every((p) => carries(event, p))) continue;
+    if (holdsAll(event, tree)) continue;
     left = left.filter((p) => carries(event, p));
+    tree = pathTree(left);
   }
   return left;
 }
