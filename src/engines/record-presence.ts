@@ -58,7 +58,9 @@ export class RecordOrigins {
         const byName = from.kind === 'cte' ? this.#ctes.get(from.cte.toLowerCase()) : undefined;
         const q = this.#byColumns.get(from.columns) ?? (byName?.length === 1 ? byName[0] : undefined);
         if (q === undefined || q.body.kind !== 'select') return undefined;
-        const item = q.body.columns.find((c) => c.name === e.column)?.expr;
+        // Names are matched as the resolver matches them (case aside); two such names: give up.
+        const named = q.body.columns.filter((c) => c.name.toLowerCase() === e.column?.toLowerCase());
+        const item = named.length === 1 ? named[0]?.expr : undefined;
         if (item?.kind !== 'column' || item.column === undefined) return undefined;
         return this.#follow({ ...item, fields: [...item.fields, ...e.fields], type: e.type }, visit);
       }

@@ -23,7 +23,7 @@ import type { JsonObject, StoredEvent } from '../storage/event.ts';
 import { mergeTypes } from '../storage/infer.ts';
 import { growSchema } from '../storage/overflow.ts';
 import { defaultSchemaLimits, type SchemaLimits } from '../storage/limits.ts';
-import { carriedByAll } from '../storage/carried.ts';
+import { carriedByAll, keysOnceEach } from '../storage/carried.ts';
 import type { FieldType, RecordPath } from '../storage/schema.ts';
 import type { GrowthLimits, SourceRef, SourceTables } from '../storage/sources.ts';
 import type { RawEvent } from './body.ts';
@@ -400,7 +400,12 @@ function carriedBy(requests: readonly Pending[]): (paths: readonly RecordPath[])
     function* shapes(): Generator<JsonObject> {
       for (const p of requests) yield* storedShapes(p.prepared);
     }
-    return carriedByAll(shapes(), paths);
+    let judged = [...paths];
+    for (const p of requests) {
+      const raw = p.prepared.raw;
+      if (raw !== undefined) judged = keysOnceEach(raw.text, raw.count, judged);
+    }
+    return carriedByAll(shapes(), judged);
   };
 }
 

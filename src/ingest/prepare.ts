@@ -133,11 +133,15 @@ export function fieldsOf(prepared: PreparedRequest, i: number): JsonObject {
 
 /**
  * Each event's fields with the keys storage stores them under: the received objects when their
- * keys were column-safe as sent (the fast pass), else the sanitised fields.
+ * keys were column-safe as sent (the fast pass), else the sanitised fields (so a `message` that
+ * became the event message is not among them).
  */
 export function* storedShapes(prepared: PreparedRequest): Generator<JsonObject> {
   const n = prepared.ids.length;
-  for (let i = 0; i < n; i++) yield prepared.raw !== undefined ? (prepared.events[i] as JsonObject) : fieldsOf(prepared, i);
+  for (let i = 0; i < n; i++) {
+    const e = prepared.events[i] as JsonObject;
+    yield prepared.raw !== undefined && !messageMoved(e) ? e : fieldsOf(prepared, i);
+  }
 }
 
 /**

@@ -47,6 +47,25 @@ export function carries(event: JsonObject, path: RecordPath): boolean {
   return isRecord(v);
 }
 
+/**
+ * The paths whose keys each appear at most `count` times in `text`, the received JSON of `count`
+ * events that storage may read as sent. A key written twice in one object is read as its first
+ * value by DuckDB's reader and as its last by `JSON.parse`, so the parsed events cannot tell what
+ * was stored; more occurrences than events (or any `\u` escape, which could spell a key another
+ * way) and the path is not judged carried.
+ */
+export function keysOnceEach(text: string, count: number, paths: readonly RecordPath[]): RecordPath[] {
+  if (text.includes('\\u')) return [];
+  const repeated = new Set<string>();
+  for (const key of new Set(paths.flat())) {
+    const quoted = JSON.stringify(key);
+    let seen = 0;
+    for (let at = text.indexOf(quoted); at >= 0 && seen <= count; at = text.indexOf(quoted, at + quoted.length)) seen++;
+    if (seen > count) repeated.add(key);
+  }
+  return repeated.size === 0 ? [...paths] : paths.filter((p) => !p.some((k) => repeated.has(k)));
+}
+
 /** Paths as a tree of keys, so one walk of an event looks each record up once. */
 interface PathTree {
   readonly key: string;

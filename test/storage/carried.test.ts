@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { generateClickHouse } from '../../src/engines/clickhouse/printer.ts';
 import { generateDuckDb } from '../../src/engines/duckdb/generator.ts';
 import { prepareEndpointQuery } from '../../src/sql/index.ts';
-import { afterAppend, carriedByAll, carries, combineCarried, recordPaths } from '../../src/storage/carried.ts';
+import { afterAppend, carriedByAll, carries, combineCarried, keysOnceEach, recordPaths } from '../../src/storage/carried.ts';
 import { mergeEntrySchemas } from '../../src/storage/catalog.ts';
 import type { JsonObject } from '../../src/storage/event.ts';
 import type { RecordPath, SourceTable, TableSchema } from '../../src/storage/schema.ts';
@@ -59,6 +59,15 @@ describe('the bookkeeping', () => {
     // A record that became text in a conflict is not a record any more.
     const text = schema({ ...columns, metadata: str }).columns;
     assert.deepEqual(afterAppend({ columns, carried: [['metadata'], ['metadata', 'request']] }, text, all), { carried: [] });
+  });
+
+  test('a key that appears more often than events in the received text, or any escape, is not judged', () => {
+    const paths = [['metadata'], ['metadata', 'request']];
+    const once = JSON.stringify([{ metadata: { request: {} } }, { metadata: { request: {} } }]);
+    assert.deepEqual(keysOnceEach(once, 2, paths), paths);
+    assert.deepEqual(keysOnceEach('[{"metadata":{"request":null,"request":{}}}]', 1, paths), [['metadata']]);
+    assert.deepEqual(keysOnceEach('[{"metadata":null,"metadata":{"request":{}}}]', 1, paths), []);
+    assert.deepEqual(keysOnceEach('[{"metadata":{"re\\u0071uest":1}}]', 1, paths), []);
   });
 
   test('two views combine to what both say', () => {
@@ -118,6 +127,11 @@ for (const engine of Object.keys(printers) as (keyof typeof printers)[]) {
       const derived =
         'select count(*) as n from (select t.metadata from (select 1 as one) a left join logs t on true) d cross join unnest(d.metadata) m cross join unnest(m.request) r';
       assert.equal(markers(engine, derived), 1);
+      // Two output names that differ only by case: the resolver's pick is not followed.
+      const twoNames =
+        'with e as (select b.metadata as MD, a.metadata as md from logs a left join logs b on false) select count(*) as n from e cross join unnest(e.md) m';
+      const printed = printers[engine](prepareEndpointQuery({ saved: twoNames, catalog, sandboxable: false }).ast);
+      assert.match(printed, /IS NOT NULL|JSONAllPaths/, 'the record itself is tested');
       // The preserved side of a LEFT JOIN is never NULL.
       assert.equal(markers(engine, 'select count(*) as n from logs t left join (select 1 as one) a on true cross join unnest(t.metadata) m'), 0);
     });
