@@ -55,16 +55,19 @@ export function carries(event: JsonObject, path: RecordPath): boolean {
  * way) and the path is not judged carried.
  */
 export function keysOnceEach(text: string, count: number, paths: readonly RecordPath[]): RecordPath[] {
-  if (text.includes('\\u')) return [];
-  const repeated = new Set<string>();
-  for (const key of new Set(paths.flat())) {
-    const quoted = JSON.stringify(key);
-    let seen = 0;
-    for (let at = text.indexOf(quoted); at >= 0 && seen <= count; at = text.indexOf(quoted, at + quoted.length)) seen++;
-    if (seen > count) repeated.add(key);
+  // A key JSON would write with an escape cannot be counted by its plain spelling.
+  const plain = paths.filter((p) => p.every((k) => PLAIN_KEY.test(k)));
+  if (plain.length === 0 || text.includes('\\u')) return [];
+  // One pass over the text for every key.
+  const seen = new Map<string, number>();
+  for (const m of text.matchAll(new RegExp(`"(${[...new Set(plain.flat())].join('|')})"`, 'g'))) {
+    const key = m[1] as string;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
   }
-  return repeated.size === 0 ? [...paths] : paths.filter((p) => !p.some((k) => repeated.has(k)));
+  return plain.filter((p) => p.every((k) => (seen.get(k) ?? 0) <= count));
 }
+
+const PLAIN_KEY = /^[A-Za-z0-9_]+$/;
 
 /** Paths as a tree of keys, so one walk of an event looks each record up once. */
 interface PathTree {
