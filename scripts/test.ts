@@ -11,8 +11,9 @@
  * TypeScript instead. The unit process and the integration batches share a pool of `--jobs`
  * processes (default 2, the cores of the reference machine); beside that pool, the system files
  * that do not measure the machine run `--system-jobs` at a time (default 1; they mostly wait on the
- * services they spawn, dist/src/quarry.mjs, built once up front), `--jobs` at a time once the pool
- * is done; then each `alone` file with nothing beside it. With GNU time installed (/usr/bin/time), each process's CPU is reported too.
+ * services they spawn, dist/src/quarry.mjs, built once up front), taking each of the pool's slots
+ * as soon as the pool has no job left for it (up to `--jobs` at a time); then each `alone` file with
+ * nothing beside it. With GNU time installed (/usr/bin/time), each process's CPU is reported too.
  *
  * A file that passes prints one line; a file that fails prints its whole spec output (the unit
  * process: its "failing tests" list, each with the `test at FILE:LINE` that names it). Exit code 1
@@ -27,6 +28,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { filesOf, type Tier, testFiles } from '../test/tiers.ts';
 import { build } from './build.mjs';
+import { makeScratch, type Scratch } from './test-scratch.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -226,7 +228,7 @@ interface Outcome {
 function runNode(args: string[], opts: Options, onLine?: (line: string) => void, compiled = false): Promise<Outcome> {
   const t0 = performance.now();
   const patterns = opts.namePatterns.flatMap((p) => ['--test-name-pattern', p]);
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}) };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}), ...(scratch === undefined ? {} : { TMPDIR: scratch.dir }) };
   delete env.NODE_TEST_CONTEXT;
   const nodeArgs = [...(compiled ? [] : ['--import', 'tsx']), '--test-reporter=spec', ...patterns, ...args];
   // GNU time counts the CPU of the test process and of every process it waited for (the services
@@ -299,8 +301,11 @@ function runNode(args: string[], opts: Options, onLine?: (line: string) => void,
 const timeCommand = '/usr/bin/time';
 const cpuDir = existsSync(timeCommand) ? mkdtempSync(path.join(tmpdir(), 'quarry-test-cpu-')) : undefined;
 let cpuSeq = 0;
+/** The test processes' TMPDIR (scripts/test-scratch.ts), made once the files to run are known. */
+let scratch: Scratch | undefined;
 process.on('exit', () => {
   if (cpuDir !== undefined) rmSync(cpuDir, { recursive: true, force: true });
+  scratch?.remove();
 });
 
 /** "user system" as GNU time wrote it (its last line: earlier ones say how the command ended). */
@@ -432,11 +437,33 @@ function integrationJobs(files: string[], opts: Options): Job[] {
 }
 
 /**
- * Runs jobs `width` at a time, longest (by earlier runs) first; once `widen` resolves, `wider` at a
- * time (the system lane takes the cores the unit and integration processes leave when they end).
+ * Process slots one pool hands to another as it runs out of jobs: the system lane takes each core
+ * the unit and integration processes leave as soon as no job is left for it, not only once the last
+ * of them has ended.
  */
-async function pool(jobs: Job[], width: number, name: string, widen?: { when: Promise<unknown>; to: number }): Promise<void> {
-  if (jobs.length === 0) return;
+class Handover {
+  #free = 0;
+  #waiting: (() => void)[] = [];
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#free += 1;
+    else next();
+  }
+
+  take(): Promise<void> {
+    if (this.#free === 0) return new Promise((resolve) => this.#waiting.push(resolve));
+    this.#free -= 1;
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Runs jobs `width` at a time, longest (by earlier runs) first. `gives`: each of the `width` slots
+ * is handed over once no job is left for it. `takes`: up to `extra` more workers, each starting
+ * when a slot is handed over.
+ */
+async function pool(jobs: Job[], width: number, name: string, share: { gives?: Handover; takes?: { from: Handover; extra: number } } = {}): Promise<void> {
   const expected = (j: Job) => (j.tier === 'unit' ? Number.POSITIVE_INFINITY : j.files.reduce((n, f) => n + (times[f] ?? 10_000), 0));
   const queue = [...jobs].sort((a, b) => expected(b) - expected(a));
   let done = 0;
@@ -446,13 +473,16 @@ async function pool(jobs: Job[], width: number, name: string, widen?: { when: Pr
       done += 1;
       report(job, outcome, `${name} ${done}/${jobs.length}`);
     }
+    share.gives?.give();
   };
-  const late = widen === undefined ? 0 : Math.max(0, widen.to - width);
+  const workers = Math.min(width, jobs.length);
+  for (let i = workers; i < width; i++) share.gives?.give();
+  const extra = share.takes === undefined ? 0 : share.takes.extra;
   await Promise.all([
-    ...Array.from({ length: Math.min(width, jobs.length) }, worker),
-    ...Array.from({ length: late }, async () => {
-      await widen?.when;
-      await worker();
+    ...Array.from({ length: workers }, worker),
+    ...Array.from({ length: extra }, async () => {
+      await share.takes?.from.take();
+      if (queue.length > 0) await worker();
     }),
   ]);
 }
@@ -505,6 +535,8 @@ console.log(
   ),
 );
 if (process.env.QUARRY_TEST_ENGINES) console.log(dim(`QUARRY_TEST_ENGINES=${process.env.QUARRY_TEST_ENGINES}`));
+scratch = makeScratch();
+if (scratch !== undefined) console.log(dim(`temporary folders in ${scratch.dir} (${scratch.why}; QUARRY_TEST_TMPDIR= keeps TMPDIR)`));
 
 const tierStart: Partial<Record<string, number>> = {};
 const tierEnd: Partial<Record<string, number>> = {};
@@ -515,26 +547,32 @@ if (integrationFiles.length + systemFiles.length > 0) build({ tests: !opts.tsx }
 
 // The system files that do not measure the machine mostly wait on the processes they start: they
 // run in a lane of their own beside the unit process and the integration files.
+const freed = new Handover();
 const first =
   unitFiles.length + integrationFiles.length > 0
     ? (async () => {
         heading(`unit (${plural(unitFiles.length, 'file')}, one process) and integration (${plural(integrationFiles.length, 'file')}, ${opts.jobs} at a time)`);
         tierStart.first = performance.now();
         const jobs = [...(unitFiles.length > 0 ? [unitJob(unitFiles, opts)] : []), ...integrationJobs(integrationFiles, opts)];
-        await pool(jobs, opts.jobs, 'unit+integration');
+        await pool(jobs, opts.jobs, 'unit+integration', { gives: freed });
         tierEnd.first = performance.now();
       })()
-    : Promise.resolve();
+    : (() => {
+        for (let i = 0; i < opts.jobs; i++) freed.give();
+        return Promise.resolve();
+      })();
 const beside =
   together.length > 0
     ? (async () => {
-        heading(`system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time beside the others, then ${Math.max(opts.systemJobs, opts.jobs)})`);
+        heading(
+          `system (${plural(together.length, 'file')}, ${opts.systemJobs} at a time beside the others, then up to ${Math.max(opts.systemJobs, opts.jobs)} as their jobs run out)`,
+        );
         tierStart.system = performance.now();
         await pool(
           together.map((f) => fileJob(f, 'system', opts)),
           opts.systemJobs,
           'system',
-          { when: first, to: Math.max(opts.systemJobs, opts.jobs) },
+          { takes: { from: freed, extra: Math.max(0, opts.jobs - opts.systemJobs) } },
         );
         tierEnd.system = performance.now();
       })()

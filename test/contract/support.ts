@@ -3,6 +3,7 @@
  * assertion here).
  */
 import assert from 'node:assert/strict';
+import { PATH_OR_STACK } from '../support/disclosure.ts';
 import type { TestServer } from '../support/server.ts';
 
 export const json = { 'content-type': 'application/json' };
@@ -59,7 +60,7 @@ export function assertError(a: Answer, status: number, code: string, message?: R
   assert.equal(body.error.status, status);
   if (message) assert.match(body.error.message as string, message);
   // Never a stack trace or a source path.
-  assert.doesNotMatch(a.text, /\bat .*\(.*:\d+:\d+\)|\.ts:\d+|node_modules|\/work\//);
+  assert.doesNotMatch(a.text, PATH_OR_STACK);
   return body.error as { message: string; code: string };
 }
 

@@ -5,6 +5,7 @@
  * every engine; the suite then compares the engines' answers with each other.
  */
 import assert from 'node:assert/strict';
+import { PATH_OR_STACK } from '../support/disclosure.ts';
 import type { EngineName } from '../support/engines.ts';
 
 export const SOURCE = 'parity.events';
@@ -306,7 +307,7 @@ export function assertNoDisclosure(text: string): void {
   const forbidden: [RegExp, string][] = [
     [new RegExp(SAVED_MARKER), 'the saved query'],
     [/\bsrc_[0-9a-f]{8,}/i, 'a physical table name'],
-    [/\/tmp\/|\/work\/|node_modules|\.ts:\d+|\.cpp\b|\bat .*\(.*:\d+:\d+\)/, 'a file path or stack'],
+    [PATH_OR_STACK, 'a file path or stack'],
     [/DB::Exception|\bCode: \d+|max_execution_time|readonly|log_comment|SETTINGS|json_serialize_sql|Binder Error|Conversion Error/i, 'engine internals'],
     [/\b(?:SELECT|select)\b[^"]*\b(?:FROM|from)\b/, 'SQL text'],
     [/quarry_\w+|__lql_|__\w+__/, 'an internal name'],

@@ -15,6 +15,7 @@ import { QuarryError } from '../../src/errors.ts';
 import { otlpRoutes } from '../../src/http/otlp-routes.ts';
 import { createEndpoint, createSource, type Row, rows } from '../endpoints/http-support.ts';
 import { bytesOf, decodeResponse, decodeStatus, encodeRequest, type RequestInit } from '../ingest/otlp-messages.ts';
+import { PATH_OR_STACK } from '../support/disclosure.ts';
 import { engineEnv, engines } from '../support/engines.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -242,7 +243,7 @@ for (const engine of engines) {
         assert.equal(a.type, PROTOBUF, what);
         const st = decodeStatus(a.body);
         assert.equal(st.reason, reason, what);
-        assert.ok(st.message.length > 10 && !st.message.includes('/work/'), `${what}: ${st.message}`);
+        assert.ok(st.message.length > 10 && !PATH_OR_STACK.test(st.message), `${what}: ${st.message}`);
       }
       const traces = decodeStatus((await post(s, `/v1/traces?source_name=${SOURCE}`, '', { 'content-type': PROTOBUF })).body);
       assert.match(traces.message, /stores logs only: OTLP traces are not accepted/);
