@@ -2,7 +2,7 @@
  * The test runner (docs/TESTING.md): `npm test` and `npm run test:fast`.
  *
  *   node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N]
- *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [FILE-OR-FOLDER…]
+ *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [--save-durations] [FILE-OR-FOLDER…]
  *
  * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts,
  * through tsx); the integration files run compiled (dist/test/….js, scripts/build.mjs) in batches,
@@ -44,17 +44,30 @@ interface Options {
   tsx: boolean;
   /** Each integration file in a process of its own instead of in batches. */
   isolate: boolean;
+  /** Also write this run's durations to test/durations.json (the committed ones a fresh clone starts from). */
+  saveDurations: boolean;
 }
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [FILE-OR-FOLDER…]`,
+    `${message}\nusage: node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N] [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [--save-durations] [FILE-OR-FOLDER…]`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { tier: 'all', jobs: 2, systemJobs: 1, namePatterns: [], filters: [], verbose: false, list: false, tsx: false, isolate: false };
+  const o: Options = {
+    tier: 'all',
+    jobs: 2,
+    systemJobs: 1,
+    namePatterns: [],
+    filters: [],
+    verbose: false,
+    list: false,
+    tsx: false,
+    isolate: false,
+    saveDurations: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -96,6 +109,9 @@ function parseArgs(argv: string[]): Options {
       case '--isolate':
         o.isolate = true;
         break;
+      case '--save-durations':
+        o.saveDurations = true;
+        break;
       case '--help':
       case '-h':
         usage('');
@@ -121,13 +137,23 @@ function discover(): string[] {
 // ---- durations of earlier runs: the longest files start first, so none is left running alone at the end.
 
 const timesFile = path.join(root, 'node_modules/.cache/quarry-test/durations.json');
+/**
+ * The durations of a full run on the reference machine, committed, for a clone that has not run the
+ * tests yet (CI): without them the integration batches are balanced by file count and the longest
+ * system files may start last. Refreshed with `--save-durations`.
+ */
+const seedTimesFile = path.join(root, 'test/durations.json');
 
-function readTimes(): Record<string, number> {
+function readJson(file: string): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, number>;
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
   } catch {
     return {};
   }
+}
+
+function readTimes(): Record<string, number> {
+  return { ...readJson(seedTimesFile), ...readJson(timesFile) };
 }
 
 function writeTimes(times: Record<string, number>): void {
@@ -135,6 +161,7 @@ function writeTimes(times: Record<string, number>): void {
     mkdirSync(path.dirname(timesFile), { recursive: true });
     const kept = Object.keys(times).filter((f) => existsSync(path.join(root, f)));
     writeFileSync(timesFile, `${JSON.stringify(times, kept.sort(), 1)}\n`);
+    if (opts.saveDurations) writeFileSync(seedTimesFile, `${JSON.stringify(times, kept.sort(), 2)}\n`);
   } catch {
     // only an ordering hint
   }
