@@ -1,7 +1,7 @@
 /**
  * Where the test processes put their temporary folders (`TMPDIR`, which `os.tmpdir()` reads): data
  * folders, PostgreSQL clusters, chDB sessions. They create and delete thousands of small files and
- * sync them; on a disk's file system that is kernel CPU (about a sixth of the suite's CPU on the
+ * sync them; on a disk's file system that is kernel CPU (about a tenth of the suite's CPU on the
  * reference machine) and waits, while a memory-backed folder answers at once. Nothing a test checks
  * depends on it: kill -9 leaves the page cache to the next process on either, and the one test about
  * a full disk mounts a file system of its own.
@@ -14,7 +14,7 @@ import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 
 const TMPFS_MAGIC = 0x01021994;
-/** Well above what a whole run holds at once (measured at under 1 GiB; docs/TESTING.md). */
+/** Well above what a whole run holds at once (86 MiB at its peak; docs/TESTING.md). */
 const MIN_FREE_BYTES = 4 * 2 ** 30;
 const SHM = '/dev/shm';
 

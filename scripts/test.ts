@@ -159,9 +159,11 @@ function readTimes(): Record<string, number> {
 function writeTimes(times: Record<string, number>): void {
   try {
     mkdirSync(path.dirname(timesFile), { recursive: true });
-    const kept = Object.keys(times).filter((f) => existsSync(path.join(root, f)));
-    writeFileSync(timesFile, `${JSON.stringify(times, kept.sort(), 1)}\n`);
-    if (opts.saveDurations) writeFileSync(seedTimesFile, `${JSON.stringify(times, kept.sort(), 2)}\n`);
+    const kept = Object.keys(times)
+      .filter((f) => existsSync(path.join(root, f)))
+      .sort();
+    writeFileSync(timesFile, `${JSON.stringify(times, kept, 1)}\n`);
+    if (opts.saveDurations) writeFileSync(seedTimesFile, `${JSON.stringify(times, kept, 2)}\n`);
   } catch {
     // only an ordering hint
   }
@@ -584,10 +586,7 @@ const first =
         await pool(jobs, opts.jobs, 'unit+integration', { gives: freed });
         tierEnd.first = performance.now();
       })()
-    : (() => {
-        for (let i = 0; i < opts.jobs; i++) freed.give();
-        return Promise.resolve();
-      })();
+    : pool([], opts.jobs, 'unit+integration', { gives: freed });
 const beside =
   together.length > 0
     ? (async () => {
