@@ -28,7 +28,7 @@ export interface QuarryService {
   stop(): Promise<void>;
 }
 
-/** Starts what `npm start` runs (dist/src/main.js, built from src/ first) on `dataDir`; `env` adds settings such as the engine. */
+/** Starts what `npm start` runs (dist/src/quarry.mjs, built from src/ first) on `dataDir`; `env` adds settings such as the engine. */
 export async function startQuarry(repoRoot: string, dataDir: string, log: (line: string) => void, env: Record<string, string> = {}): Promise<QuarryService> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');

@@ -4,8 +4,9 @@
  *
  *   node --import tsx bench/start-up.ts [--runs N] [--engine duckdb|clickhouse] [--entry FILE]…
  *
- * Each `--entry` (default: the bundle `npm start` runs, dist/src/quarry.mjs, and the file-by-file
- * tree, dist/src/main.js, as the baseline) is started `--runs` times (default 7), the entries taking
+ * Each `--entry` (default: the bundle `npm start` runs, dist/src/quarry.mjs, and the module tree
+ * the compiled tests import, dist/src/main.js, one file per module with shared chunks, as the
+ * baseline) is started `--runs` times (default 7), the entries taking
  * turns so a change of load touches all alike; medians are printed with the ratio to the first.
  */
 import { spawn } from 'node:child_process';
@@ -28,7 +29,7 @@ const runs = Number(values.runs ?? 7);
 const engine = values.engine ?? 'duckdb';
 const definition = engineDefinition(engine);
 if (definition === undefined) throw new Error(`--engine: no engine named ${engine}`);
-build();
+build({ tests: true });
 const root = path.resolve(import.meta.dirname, '..');
 const entries = values.entry ?? [path.relative(root, serviceEntry), 'dist/src/main.js'];
 const ticks = 100; // USER_HZ on Linux

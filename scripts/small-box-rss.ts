@@ -1,6 +1,6 @@
 /**
  * How much memory Quarry holds as Supabase's `analytics` service on a small box: starts the service
- * (`node dist/src/main.js`, what `npm start` runs) with the environment of
+ * (`node dist/src/quarry.mjs`, what `npm start` runs) with the environment of
  * deploy/supabase/docker-compose.quarry.yml, preloads a week of Supabase-shaped logs, then for a
  * few minutes ingests like Vector (one JSON-array POST per source every second, public token in
  * `x-api-key`) while Studio-like readers run the Logs Explorer's queries (test/corpus/studio.ts,

@@ -4,11 +4,10 @@
  *   node --import tsx scripts/test.ts [--tier all|fast|unit|integration|system] [--jobs N]
  *        [--system-jobs N] [--test-name-pattern RE]… [--verbose] [--list] [--tsx] [--isolate] [--save-durations] [FILE-OR-FOLDER…]
  *
- * Tiers come from test/tiers.ts. The unit tier runs in ONE process (scripts/test-in-one-process.ts,
- * through tsx); the integration files run compiled (dist/test/….js, scripts/build.mjs) in batches,
- * several files one after another in a process (`--isolate`: each in its own); a system file runs
- * compiled in a process of its own. `--tsx` runs the integration and system files from their
- * TypeScript instead. The unit process and the integration batches share a pool of `--jobs`
+ * Tiers come from test/tiers.ts. Every file runs compiled (dist/test/….js, scripts/build.mjs). The
+ * unit tier runs in ONE process (scripts/test-in-one-process.ts); the integration files in batches,
+ * several files one after another in a process (`--isolate`: each in its own); a system file in a
+ * process of its own. `--tsx` runs them all from their TypeScript instead. The unit process and the integration batches share a pool of `--jobs`
  * processes (default 2, the cores of the reference machine); beside that pool, the system files
  * that do not measure the machine run `--system-jobs` at a time (default 1; they mostly wait on the
  * services they spawn, dist/src/quarry.mjs, built once up front), taking each of the pool's slots
@@ -40,7 +39,7 @@ interface Options {
   filters: string[];
   verbose: boolean;
   list: boolean;
-  /** Integration files from their TypeScript through tsx instead of compiled (dist/test). */
+  /** Test files from their TypeScript through tsx instead of compiled (dist/test). */
   tsx: boolean;
   /** Each integration file in a process of its own instead of in batches. */
   isolate: boolean;
@@ -394,14 +393,14 @@ function compiledPath(file: string): string {
 
 function fileJob(file: string, tier: Tier, opts: Options): Job {
   // Test files run compiled: tsx's loader thread and transforms were about a third of an
-  // integration file's CPU.
-  const compiled = tier !== 'unit' && !opts.tsx;
+  // integration file's CPU (and a quarter of the unit process's).
+  const compiled = !opts.tsx;
   return { label: file, tier, files: [file], run: () => runNode([compiled ? compiledPath(file) : file], opts, undefined, compiled) };
 }
 
 /**
- * Several files in one process (scripts/test-in-one-process.ts), one after another: the unit tier
- * from its TypeScript, a batch of integration files compiled. A process costs seconds of CPU
+ * Several files in one process (scripts/test-in-one-process.ts), one after another: the unit tier,
+ * or a batch of integration files. A process costs seconds of CPU
  * before its first test (Node, the service's modules, Fastify's schema compilers, DuckDB and
  * chDB), and a warm one runs the next file's code already optimised: an integration file takes
  * about half the CPU in a batch that it takes alone.
@@ -439,7 +438,7 @@ function batchJob(label: string, tier: Tier, files: string[], opts: Options, com
 }
 
 function unitJob(files: string[], opts: Options): Job {
-  return batchJob(`unit tier (${files.length} files in one process)`, 'unit', files, opts, false);
+  return batchJob(`unit tier (${files.length} files in one process)`, 'unit', files, opts, !opts.tsx);
 }
 
 /**
@@ -572,7 +571,7 @@ const tierEnd: Partial<Record<string, number>> = {};
 
 // The service the system files spawn (dist/src/quarry.mjs) and the compiled test files are built
 // once here, before any of them runs.
-if (integrationFiles.length + systemFiles.length > 0) build({ tests: !opts.tsx });
+if (!opts.tsx || systemFiles.length > 0) build({ tests: !opts.tsx });
 
 // The system files that do not measure the machine mostly wait on the processes they start: they
 // run in a lane of their own beside the unit process and the integration files.

@@ -7,9 +7,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { withoutComments } from './architecture/imports.ts';
+import { repoRoot } from './support/repo.ts';
 import { filesOf, testFiles } from './tiers.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
+const root = repoRoot;
 
 const onDisk = readdirSync(path.join(root, 'test'), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))

@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { repoRoot } from '../support/repo.ts';
 
 export interface ModuleImports {
   /** Path relative to the repository root, e.g. src/sql/parse.ts. */
@@ -12,7 +13,7 @@ export interface ModuleImports {
   readonly imports: readonly { readonly target: string; readonly dynamic: boolean }[];
 }
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = repoRoot;
 
 /** The text with comments blanked (strings kept), so names in comments are not counted. */
 export function withoutComments(text: string): string {

@@ -8,8 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serviceSettings } from '../../src/config.ts';
 import { engineDefinitions } from '../../src/engines/registry.ts';
+import { repoRoot } from '../support/repo.ts';
 
-export const root = path.resolve(import.meta.dirname, '../..');
+export const root = repoRoot;
 export const README = path.join(root, 'README.md');
 
 export const BEGIN = '<!-- settings: generated from src/config.ts and the engine definitions by `node --import tsx test/docs/settings-table.ts --write` -->';

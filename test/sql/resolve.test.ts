@@ -10,6 +10,7 @@ import { resolveQuery } from '../../src/sql/resolve.ts';
 import type { RExpr, RQuery } from '../../src/sql/resolved.ts';
 import { supabaseSources } from './fixtures.ts';
 import { makeCatalog } from './support.ts';
+import { repoRoot } from '../support/repo.ts';
 
 const catalog = makeCatalog(supabaseSources);
 
@@ -158,7 +159,7 @@ describe('immutable trees', () => {
 
 describe('boundaries', () => {
   test('src/sql imports no engine and no DuckDB', () => {
-    const dir = path.join(import.meta.dirname, '../../src/sql');
+    const dir = path.join(repoRoot, 'src', 'sql');
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
       const text = readFileSync(path.join(dir, f), 'utf8');
       assert.doesNotMatch(text, /from '(\.\.\/engines\/|[^']*\/engines\/|@duckdb)/, f);
@@ -169,7 +170,7 @@ describe('boundaries', () => {
 describe('the function registry in the docs', () => {
   test('docs/SQL.md names every registered function and states the count', async () => {
     const { functionNames } = await import('../../src/sql/functions.ts');
-    const doc = readFileSync(path.join(import.meta.dirname, '../../docs/SQL.md'), 'utf8');
+    const doc = readFileSync(path.join(repoRoot, 'docs', 'SQL.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## Functions'), doc.indexOf('## Results'));
     for (const name of functionNames) assert.match(section, new RegExp(`\`${name}[(\`]`), `${name} is not in docs/SQL.md`);
     assert.match(section, new RegExp(`\\*\\*${functionNames.length} functions\\*\\*`));
