@@ -78,19 +78,19 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * Waits until a process has used less than `share` of one core for two seconds in a row (its
- * background work after ingest, e.g. ClickHouse merging parts or DuckDB checkpointing, is done),
- * at most `maxMs`. Returns the milliseconds waited.
+ * Waits until a process has used less than `share` of one core in two samples of `sampleMs` in a
+ * row (its background work after ingest, e.g. ClickHouse merging parts or DuckDB checkpointing, is
+ * done), at most `maxMs`. Returns the milliseconds waited.
  */
-export async function waitQuiet(pid: number, maxMs = 120_000, share = 0.1): Promise<number> {
+export async function waitQuiet(pid: number, maxMs = 120_000, share = 0.1, sampleMs = 1_000): Promise<number> {
   const started = Date.now();
   const ticksPerSecond = 100; // USER_HZ on Linux
   let quiet = 0;
   let last = cpuTicks(pid);
   while (Date.now() - started < maxMs && Number.isFinite(last)) {
-    await sleep(1_000);
+    await sleep(sampleMs);
     const now = cpuTicks(pid);
-    quiet = (now - last) / ticksPerSecond < share ? quiet + 1 : 0;
+    quiet = (now - last) / ticksPerSecond < (share * sampleMs) / 1_000 ? quiet + 1 : 0;
     last = now;
     if (quiet >= 2) break;
   }

@@ -8,7 +8,8 @@
  * --baseline-runs N (default min(runs, 5)), --no-baseline (skip PostgreSQL), --json-only (the
  * result JSON on stdout, progress on stderr), --concurrency N and --batch N (ingest client),
  * --hit-requests N (cache-hit phase), --warmup-ms N (least warm-up per question and side, default
- * 1000), --seed N, --results-dir DIR, --no-docs, --keep (keep the temp directory).
+ * 1000), --quiet-ms N (the service counts as quiet after ingest once two samples this long in a row
+ * each used under a tenth of a core; default 1000), --seed N, --results-dir DIR, --no-docs, --keep (keep the temp directory).
  */
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createWriteStream } from 'node:fs';
@@ -117,6 +118,8 @@ interface EngineRunOptions {
   runs: number;
   concurrency: number;
   hitRequests: number;
+  /** waitQuiet's sample length (ms). */
+  quietMs: number;
   log: (line: string) => void;
 }
 
@@ -157,7 +160,7 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
     };
     // Queries are timed once the service's background work after ingest (merges, checkpoints) is
     // done, as the limit finds the data after the service has stopped.
-    const waited = await waitQuiet(service.pid);
+    const waited = await waitQuiet(service.pid, 120_000, 0.1, o.quietMs);
     log(`  the service was quiet after ${(waited / 1000).toFixed(1)} s`);
     out.settleMs = waited;
     const client = new QuarryClient(service);
@@ -279,6 +282,7 @@ async function main(): Promise<void> {
       batch: { type: 'string' },
       'hit-requests': { type: 'string' },
       'warmup-ms': { type: 'string' },
+      'quiet-ms': { type: 'string' },
       seed: { type: 'string' },
       'results-dir': { type: 'string' },
       'no-docs': { type: 'boolean' },
@@ -293,6 +297,7 @@ async function main(): Promise<void> {
   const concurrency = count(values.concurrency, 'concurrency', 8);
   const batch = count(values.batch, 'batch', 1_000);
   const hitRequests = count(values['hit-requests'], 'hit-requests', 6_000);
+  const quietMs = count(values['quiet-ms'], 'quiet-ms', 1_000);
   const seed = count(values.seed, 'seed', 1);
   warmUp.ms = values['warmup-ms'] === '0' ? 0 : count(values['warmup-ms'], 'warmup-ms', warmUp.ms);
   const jsonOnly = values['json-only'] === true;
@@ -347,7 +352,7 @@ async function main(): Promise<void> {
     log(`  ${written.requests.toLocaleString('en')} request bodies ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     for (const engine of engines) {
-      measured.set(engine, await measureEngine({ engine, workDir, bodies, q, runs, concurrency, hitRequests, log }));
+      measured.set(engine, await measureEngine({ engine, workDir, bodies, q, runs, concurrency, hitRequests, quietMs, log }));
     }
 
     if (withBaseline) {

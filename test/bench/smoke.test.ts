@@ -11,8 +11,9 @@ import { entryArgs, repoRoot } from '../support/repo.ts';
  * The smallest run that still proves the figures parse: 1,000 events (the fewest where every
  * question's fields exist, so the hand-written limit runs beside the service: at 300 DuckDB's
  * limit fails to bind a nested key), one timed run per question and one cache-hit request. Most of
- * what is left is the benchmark's own: two service starts and the wait for each to go quiet (the
- * warm-up is the least, `--warmup-ms 0`: three calls per question and side, bench/stats.ts).
+ * what is left is the benchmark's own: two service starts and the wait for each to go quiet (in
+ * samples of 250 ms, `--quiet-ms 250`, not the bench's 1 s) (the warm-up is the least, `--warmup-ms
+ * 0`: three calls per question and side, bench/stats.ts).
  */
 const EVENTS = 1_000;
 
@@ -29,7 +30,20 @@ function bench(args: string[], resultsDir: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      [...entryArgs('bench/run.ts'), ...args, '--no-baseline', '--hit-requests', '1', '--warmup-ms', '0', '--json-only', '--results-dir', resultsDir],
+      [
+        ...entryArgs('bench/run.ts'),
+        ...args,
+        '--no-baseline',
+        '--hit-requests',
+        '1',
+        '--warmup-ms',
+        '0',
+        '--quiet-ms',
+        '250',
+        '--json-only',
+        '--results-dir',
+        resultsDir,
+      ],
       { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024, timeout: 290_000 },
       (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
     );
