@@ -169,13 +169,14 @@ const esbuildCommon = {
 };
 
 /**
- * Writes `outputFiles` (chunks first, then the files `isEntry` names, which import them), then
- * removes the chunks `chunk` matches in `outdir` that this build did not write, once no program that
- * started from an earlier build can still be loading them. Returns how many files it wrote.
+ * Writes `outputFiles`, the chunks (the names `chunk` matches) before the entries that import them,
+ * then removes the chunks in `outdir` that this build did not write, once no program that started
+ * from an earlier build can still be loading them. Returns how many files it wrote.
  */
-function writeBuild(outputFiles, outdir, isEntry, chunk) {
+function writeBuild(outputFiles, outdir, chunk) {
   const written = new Set(outputFiles.map((f) => f.path));
-  for (const file of [...outputFiles].sort((a, b) => Number(isEntry(a.path)) - Number(isEntry(b.path)))) {
+  const isEntry = (file) => !chunk.test(path.basename(file.path));
+  for (const file of [...outputFiles].sort((a, b) => Number(isEntry(a)) - Number(isEntry(b)))) {
     writeAtomically(file.path, file.contents);
   }
   for (const name of readdirSync(outdir)) {
@@ -195,7 +196,7 @@ function buildModules(modules) {
     outdir,
     chunkNames: 'chunk-[hash]',
   });
-  const written = writeBuild(outputFiles, outdir, (p) => !MODULE_CHUNK.test(path.basename(p)), MODULE_CHUNK);
+  const written = writeBuild(outputFiles, outdir, MODULE_CHUNK);
   writeAtomically(modulesStamp, '');
   return written;
 }
@@ -212,7 +213,7 @@ function bundle() {
     chunkNames: 'quarry-[hash]',
     outExtension: { '.js': '.mjs' },
   });
-  writeBuild(outputFiles, outdir, (p) => p === serviceEntry, CHUNK);
+  writeBuild(outputFiles, outdir, CHUNK);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -7,12 +7,12 @@
  * Tiers come from test/tiers.ts. Every file runs compiled (dist/test/….js, scripts/build.mjs). The
  * unit tier runs in ONE process (scripts/test-in-one-process.ts); the integration files in batches,
  * several files one after another in a process (`--isolate`: each in its own); a system file in a
- * process of its own. `--tsx` runs them all from their TypeScript instead. The unit process and the integration batches share a pool of `--jobs`
- * processes (default 2, the cores of the reference machine); beside that pool, the system files
- * that do not measure the machine run `--system-jobs` at a time (default 1; they mostly wait on the
- * services they spawn, dist/src/quarry.mjs, built once up front), taking each of the pool's slots
- * as soon as the pool has no job left for it (up to `--jobs` at a time); then each `alone` file with
- * nothing beside it. With GNU time installed (/usr/bin/time), each process's CPU is reported too.
+ * process of its own. `--tsx` runs them all from their TypeScript instead. The unit process and the
+ * integration batches share a pool of `--jobs` processes (default 2, the cores of the reference
+ * machine); beside that pool, the system files that do not measure the machine run `--system-jobs`
+ * at a time (default 1; they mostly wait on the services they spawn, dist/src/quarry.mjs, built once
+ * up front), taking each of the pool's slots as soon as the pool has no job left for it (up to
+ * `--jobs` at a time); then each `alone` file with nothing beside it. With GNU time installed (/usr/bin/time), each process's CPU is reported too.
  *
  * A file that passes prints one line; a file that fails prints its whole spec output (the unit
  * process: its "failing tests" list, each with the `test at FILE:LINE` that names it). Exit code 1
@@ -249,16 +249,16 @@ interface Outcome {
 }
 
 /**
- * Runs `node --import tsx --test-reporter=spec …args` (without tsx when `compiled`) in a process
+ * Runs `node --test-reporter=spec …args` (with `--import tsx` under `--tsx`) in a process
  * group of its own (so a timeout stops what it spawned too), its stdout and stderr collected;
  * `onLine` sees each stdout line.
  */
-function runNode(args: string[], opts: Options, onLine?: (line: string) => void, compiled = false): Promise<Outcome> {
+function runNode(args: string[], opts: Options, onLine?: (line: string) => void): Promise<Outcome> {
   const t0 = performance.now();
   const patterns = opts.namePatterns.flatMap((p) => ['--test-name-pattern', p]);
   const env: NodeJS.ProcessEnv = { ...process.env, ...(color ? { FORCE_COLOR: '1' } : {}), ...(scratch === undefined ? {} : { TMPDIR: scratch.dir }) };
   delete env.NODE_TEST_CONTEXT;
-  const nodeArgs = [...(compiled ? [] : ['--import', 'tsx']), '--test-reporter=spec', ...patterns, ...args];
+  const nodeArgs = [...(opts.tsx ? ['--import', 'tsx'] : []), '--test-reporter=spec', ...patterns, ...args];
   // GNU time counts the CPU of the test process and of every process it waited for (the services
   // it spawned and killed), which is what decides how long the suite takes on two cores.
   const cpuFile = cpuDir === undefined ? undefined : path.join(cpuDir, `${cpuSeq++}`);
@@ -394,18 +394,17 @@ function compiledPath(file: string): string {
 function fileJob(file: string, tier: Tier, opts: Options): Job {
   // Test files run compiled: tsx's loader thread and transforms were about a third of an
   // integration file's CPU (and a quarter of the unit process's).
-  const compiled = !opts.tsx;
-  return { label: file, tier, files: [file], run: () => runNode([compiled ? compiledPath(file) : file], opts, undefined, compiled) };
+  return { label: file, tier, files: [file], run: () => runNode([opts.tsx ? file : compiledPath(file)], opts) };
 }
 
 /**
  * Several files in one process (scripts/test-in-one-process.ts), one after another: the unit tier,
- * or a batch of integration files. A process costs seconds of CPU
- * before its first test (Node, the service's modules, Fastify's schema compilers, DuckDB and
+ * or a batch of integration files. A process costs seconds of CPU before its first test (Node, the service's modules, Fastify's schema compilers, DuckDB and
  * chDB), and a warm one runs the next file's code already optimised: an integration file takes
  * about half the CPU in a batch that it takes alone.
  */
-function batchJob(label: string, tier: Tier, files: string[], opts: Options, compiled: boolean): Job {
+function batchJob(label: string, tier: Tier, files: string[], opts: Options): Job {
+  const compiled = !opts.tsx;
   return {
     label,
     tier,
@@ -438,7 +437,7 @@ function batchJob(label: string, tier: Tier, files: string[], opts: Options, com
 }
 
 function unitJob(files: string[], opts: Options): Job {
-  return batchJob(`unit tier (${files.length} files in one process)`, 'unit', files, opts, !opts.tsx);
+  return batchJob(`unit tier (${files.length} files in one process)`, 'unit', files, opts);
 }
 
 /**
@@ -447,7 +446,6 @@ function unitJob(files: string[], opts: Options): Job {
  * (or a single file) runs each in a process of its own.
  */
 function integrationJobs(files: string[], opts: Options): Job[] {
-  const compiled = !opts.tsx;
   if (opts.isolate || files.length < 2) return files.map((f) => fileJob(f, 'integration', opts));
   const count = Math.min(files.length, opts.jobs * 2);
   const batches = Array.from({ length: count }, () => ({ files: [] as string[], ms: 0 }));
@@ -460,7 +458,7 @@ function integrationJobs(files: string[], opts: Options): Job[] {
   return batches.map((b, i) =>
     b.files.length === 1
       ? fileJob(b.files[0] as string, 'integration', opts)
-      : batchJob(`integration batch ${i + 1}/${count} (${plural(b.files.length, 'file')})`, 'integration', b.files.sort(), opts, compiled),
+      : batchJob(`integration batch ${i + 1}/${count} (${plural(b.files.length, 'file')})`, 'integration', b.files.sort(), opts),
   );
 }
 
