@@ -65,7 +65,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** CPU time (user + system) a live process has used, in clock ticks, or NaN. */
+/** CPU time (user + system) a live process has used, in ms, or NaN. */
+export function cpuMs(pid: number): number {
+  return cpuTicks(pid) * 10;
+}
+
+/** CPU time (user + system) a live process has used, in clock ticks (USER_HZ, 100 on Linux), or NaN. */
 function cpuTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

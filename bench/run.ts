@@ -11,6 +11,7 @@
  * 1000), --quiet-ms N (the service counts as quiet after ingest once two samples this long in a row
  * each used under a tenth of a core; default 1000), --seed N, --results-dir DIR, --no-docs, --keep (keep the temp directory).
  */
+import { execFileSync } from 'node:child_process';
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createWriteStream } from 'node:fs';
 import os from 'node:os';
@@ -30,7 +31,8 @@ import { CASES } from './cases.ts';
 import type { LimitRun } from './limit.ts';
 import { runLimit } from './limit.ts';
 import { runClickHouseLimit } from './limit-clickhouse.ts';
-import { waitQuiet } from './procs.ts';
+import type { IngestLimitResult } from './ingest-limit.ts';
+import { cpuMs, waitQuiet } from './procs.ts';
 import { directoryBytes, QuarryClient, startQuarry } from './quarry.ts';
 import type { BenchEngine, BenchResult, CaseResult } from './report.ts';
 import { markdownTable, scaleTarget, updatePerformanceDoc } from './report.ts';
@@ -105,6 +107,7 @@ interface EngineRun {
   oursRows: Partial<Record<CaseId, number>>;
   oursErrors: Partial<Record<CaseId, string>>;
   limit: LimitRun | undefined;
+  ingestLimit: NonNullable<BenchResult['ingestLimit']>;
   cacheHit: BenchResult['cacheHit'];
   peakRssBytes: number | null;
   notes: string[];
@@ -126,7 +129,17 @@ interface EngineRunOptions {
 /** Quarry on one engine: ingest over HTTP, the questions over HTTP, stop, disk, then the limit. */
 async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
   const { engine, log, q } = o;
-  const out: EngineRun = { ingest: null, ours: {}, oursRows: {}, oursErrors: {}, limit: undefined, cacheHit: null, peakRssBytes: null, notes: [] };
+  const out: EngineRun = {
+    ingest: null,
+    ours: {},
+    oursRows: {},
+    oursErrors: {},
+    limit: undefined,
+    ingestLimit: { grouped: null, bulk: null },
+    cacheHit: null,
+    peakRssBytes: null,
+    notes: [],
+  };
   const caseIds = CASES.map((c) => c.id);
   const dataDir = path.join(o.workDir, `quarry-data-${engine}`);
   const name = engine === 'duckdb' ? 'DuckDB' : 'ClickHouse (chDB)';
@@ -135,6 +148,7 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
   let ingested = false;
   try {
     let shown = 0;
+    const cpuBefore = cpuMs(service.pid);
     const ing = await ingestRequests(readBodies(o.bodies), {
       baseUrl: service.url,
       token: service.token,
@@ -160,9 +174,18 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
     };
     // Queries are timed once the service's background work after ingest (merges, checkpoints) is
     // done, as the limit finds the data after the service has stopped.
+    const cpuIngest = cpuMs(service.pid) - cpuBefore;
     const waited = await waitQuiet(service.pid, 120_000, 0.1, o.quietMs);
+    const cpuSettled = cpuMs(service.pid) - cpuBefore;
     log(`  the service was quiet after ${(waited / 1000).toFixed(1)} s`);
     out.settleMs = waited;
+    if (Number.isFinite(cpuSettled)) {
+      out.ingest.cpuMicrosPerEvent = Math.round((cpuIngest * 1000) / ing.events);
+      out.ingest.cpuMicrosPerEventSettled = Math.round((cpuSettled * 1000) / ing.events);
+      const line = `The service used ${out.ingest.cpuMicrosPerEvent} µs of CPU per event while the client sent, ${out.ingest.cpuMicrosPerEventSettled} µs counting its work until quiet after (the limit's CPU per event is in its row).`;
+      out.notes.push(line);
+      log(`  ${line}`);
+    }
     const client = new QuarryClient(service);
     try {
       log(`Quarry on ${name}: ${o.runs} runs per question ...`);
@@ -196,6 +219,17 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
     log(`  on disk after a clean stop: ${(out.ingest.bytesOnDisk / 2 ** 20).toFixed(1)} MiB = ${out.ingest.bytesPerEvent} bytes/event`);
   }
   if (!ingested) return out;
+  for (const mode of ['grouped', 'bulk'] as const) {
+    log(`Ingest limit (${mode}): the same requests straight into ${name}'s storage, in a process of its own ...`);
+    try {
+      const r = ingestLimit(engine, o.bodies, o.workDir, path.join(dataDir, 'quarry.duckdb'), o.concurrency, mode === 'bulk');
+      out.ingestLimit[mode] = r;
+      log(`  limit    ingest (${mode}) ${r.eventsPerSecond.toLocaleString('en')} events/s, ${Math.round((r.cpuMs * 1000) / r.events)} µs CPU per event`);
+    } catch (e) {
+      out.notes.push(`Ingest limit (${mode}) not measured: ${(e as Error).message}`);
+      log(`  ingest limit (${mode}) not measured: ${(e as Error).message}`);
+    }
+  }
   // The limit reads the service's files directly, so it claims the folder as the service does.
   const folders = lockFolder(dataDir, { what: 'DATA_DIR', purpose: 'the benchmark' });
   try {
@@ -221,6 +255,29 @@ async function measureEngine(o: EngineRunOptions): Promise<EngineRun> {
   return out;
 }
 
+/** bench/ingest-limit.ts in a process of its own (chDB binds one data directory per process). */
+function ingestLimit(engine: BenchEngine, bodies: string, workDir: string, schemaFrom: string, group: number, bulk: boolean): IngestLimitResult {
+  // Beside this file: bench/ingest-limit.ts, or its compiled .js when the tests run the bench from dist/.
+  const here = fileURLToPath(import.meta.url);
+  const script = path.join(path.dirname(here), `ingest-limit${path.extname(here)}`);
+  const args = [
+    ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    script,
+    '--engine',
+    engine,
+    '--bodies',
+    bodies,
+    '--work',
+    workDir,
+    '--group',
+    String(group),
+  ];
+  if (engine === 'duckdb') args.push('--schema-from', schemaFrom);
+  if (bulk) args.push('--bulk');
+  const out = execFileSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').at(-1) as string) as IngestLimitResult;
+}
+
 /** One engine's result: its measurements beside the shared baseline, with ratios and checks. */
 function engineResult(base: BenchResult, engine: BenchEngine, run: EngineRun, baseline: Awaited<ReturnType<typeof runBaseline>> | undefined): BenchResult {
   const events = Number(base.params.events);
@@ -230,6 +287,7 @@ function engineResult(base: BenchResult, engine: BenchEngine, run: EngineRun, ba
     engine,
     versions: { ...base.versions, ...(engine === 'clickhouse' ? { chdb: versionOf('chdb'), '@clickhouse/client': versionOf('@clickhouse/client') } : {}) },
     ingest: run.ingest === null ? null : { ...run.ingest, ...(run.settleMs === undefined ? {} : { settleMs: run.settleMs }) },
+    ingestLimit: run.ingestLimit,
     cacheHit: run.cacheHit,
     peakRssBytes: run.peakRssBytes,
     queries: {},

@@ -22,6 +22,7 @@ interface Result {
   params: { events: number };
   ingest: { events: number; bytesPerEvent: number; eventsPerSecond: number } | null;
   queries: Record<string, { ours: unknown; limit: unknown; oursOverLimit: number | null; rows: { ours?: number; limit?: number } }>;
+  ingestLimit?: Record<'grouped' | 'bulk', { events: number; eventsPerSecond: number; cpuMs: number } | null>;
   notes: string[];
   compareIngestEventsPerSecond?: number;
 }
@@ -78,6 +79,11 @@ describe('benchmark smoke run', () => {
         assert.equal(r.params.events, EVENTS);
         assert.equal(r.ingest?.events, EVENTS);
         assert.ok((r.ingest?.bytesPerEvent ?? 0) > 0);
+        // The ingest limit stored every event of the same bodies, both ways (it checks its own count).
+        for (const mode of ['grouped', 'bulk'] as const) {
+          const l = r.ingestLimit?.[mode];
+          assert.ok(l && l.events === EVENTS && l.eventsPerSecond > 0 && l.cpuMs > 0, `${r.engine} ingest limit (${mode}): ${JSON.stringify(r.notes)}`);
+        }
         assertMeasured(r);
       }
       const files = readdirSync(resultsDir).sort();
