@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import peggy from 'peggy';
 import { QuarryError } from '../errors.ts';
 import { sourceFile } from '../source-files.ts';
+import { Lru } from '../sql/lru.ts';
 
 /** Where a clause sits in the LQL text, for error messages. Line and column are 1-based. */
 export interface ClauseSource {
@@ -88,12 +89,19 @@ export function clauseError(clause: ClauseSource, message: string): QuarryError 
   return new QuarryError('PARSE_ERROR', `${message} (in LQL clause \`${clause.text}\` at line ${clause.line}, column ${clause.column})`);
 }
 
-/** Parses LQL text into raw clauses; throws PARSE_ERROR naming the line and column on bad input. */
-export function parseSyntax(lql: string): RawClause[] {
+/** Clauses by text: the same LQL is asked again and again (a dashboard's refresh), and the clauses do not depend on the clock. */
+const parsedByText = new Lru<string, readonly RawClause[]>(256);
+
+/** Parses LQL text into raw clauses; throws PARSE_ERROR naming the line and column on bad input. The result is shared: read-only. */
+export function parseSyntax(lql: string): readonly RawClause[] {
+  const known = parsedByText.get(lql);
+  if (known) return known;
   const generated = grammarParser();
   try {
     // The grammar's actions build exactly the RawClause shapes declared above.
-    return generated.parse(lql) as RawClause[];
+    const clauses = Object.freeze(generated.parse(lql) as RawClause[]);
+    parsedByText.set(lql, clauses);
+    return clauses;
   } catch (e) {
     if (e instanceof generated.SyntaxError) throw syntaxError(lql, e);
     throw e;

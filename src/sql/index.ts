@@ -57,9 +57,10 @@ export interface PrepareInput {
 /**
  * Parses, validates and merges, then checks the bounds on the query as it will run (bounds.ts:
  * QUERY_TOO_COMPLEX, or INVALID_QUERY for a value too large), or returns the result of an identical earlier call (same saved
- * text, caller SQL text and catalogue, with the same sources present). A caller given as an AST
- * (LQL, whose compilation may depend on the clock) is not remembered. Errors are never
- * remembered. The returned query is shared: treat it as read-only.
+ * text, caller SQL text or caller AST, and catalogue, with the same sources present). A caller
+ * given as an AST (LQL) is remembered by its structure: LQL binds every value it reads, the clock's
+ * included, as a parameter, so the same LQL text makes the same tree on every request. Errors are
+ * never remembered. The returned query is shared: treat it as read-only.
  */
 export function prepareEndpointQuery(input: PrepareInput): PreparedQuery {
   return withinBounds(mergedQuery(input), input.bounds ?? defaultQueryBounds);
@@ -71,14 +72,13 @@ function mergedQuery(input: PrepareInput): PreparedQuery {
   if (!input.sandboxable) {
     throw new QuarryError('BAD_REQUEST', 'This endpoint is not sandboxable: it does not accept sql or lql parameters');
   }
-  if ('ast' in input.caller) return mergeCaller(saved, input.caller.ast, true);
   // A merged query stays valid exactly as long as its saved query does: the caller may read only
   // CTEs, so its validation consults nothing in the catalogue.
   const memo = memoFor(mergedByText, input.catalog);
-  const key = JSON.stringify([input.saved, input.caller.sql]);
+  const key = 'ast' in input.caller ? JSON.stringify([input.saved, 'ast', input.caller.ast]) : JSON.stringify([input.saved, input.caller.sql]);
   const known = memo.get(key);
   if (known?.saved === saved) return known.prepared;
-  const prepared = mergeCaller(saved, parseSql(input.caller.sql), false);
+  const prepared = 'ast' in input.caller ? mergeCaller(saved, input.caller.ast, true) : mergeCaller(saved, parseSql(input.caller.sql), false);
   memo.set(key, { saved, prepared });
   return prepared;
 }

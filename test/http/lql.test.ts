@@ -157,6 +157,36 @@ describe('lql on logs.all over HTTP', () => {
     assert.deepEqual(r, [{ id: 'p1' }]);
   });
 
+  test('the same LQL asked again answers for the moment: events written in between, a field whose type changed, other values', async () => {
+    // A project of its own, so the other tests' rows stay as they are. The service remembers the
+    // query an LQL text makes (src/sql/index.ts); each ask must still read the data and the schema
+    // as they are now.
+    const again = async (q: string) => {
+      const r = await query(s, 'logs.all', { project: 'lqlagain', lql: q });
+      assert.equal(r.status, 200, `${q}: ${JSON.stringify(r.error)}`);
+      return ids(r.rows).sort();
+    };
+    const event = (id: string, code: number | string) => ({
+      id,
+      timestamp: minutesAgo(1),
+      project: 'lqlagain',
+      event_message: `code ${code}`,
+      metadata: { again_code: code },
+    });
+    const text = 'f:edge_logs s:id m.again_code:007';
+    // A number field: 007 is read as the number 7.
+    await ingest(s, 'cloudflare.logs.prod', [event('a1', 7)]);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await again(text), ['a1'], `ask ${i + 1} on a number field`);
+    // Text in the same field makes it a text field: 007 is now the text '007', which only a2 holds.
+    await ingest(s, 'cloudflare.logs.prod', [event('a2', '007')]);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await again(text), ['a2'], `ask ${i + 1} once the field holds text`);
+    await ingest(s, 'cloudflare.logs.prod', [event('a3', '007')]);
+    assert.deepEqual(await again(text), ['a2', 'a3'], 'after another write');
+    // The same shape with other values: the values are the request's own.
+    assert.deepEqual(await again('f:edge_logs s:id m.again_code:008'), []);
+    assert.deepEqual(await again(text), ['a2', 'a3'], 'the first text again');
+  });
+
   test('errors are 400 with stable codes, never 500', async () => {
     const cases: [string, string, RegExp][] = [
       ['m.response.status_code:>>>', 'PARSE_ERROR', /line 1/],
