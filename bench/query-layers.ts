@@ -10,8 +10,10 @@
  *      bench runs it (`runAndReadAll`, planned each time) and as a prepared statement.
  *
  * Each figure is the mean of `--runs` (default 300) after 50 untimed, with the process CPU per run,
- * and the ratio to the limit as the bench times it. `--sql` replaces the caller's query (default:
- * Studio's count over three UNNESTs); the window is the hour before the newest edge event.
+ * and the ratio to the limit as the bench times it. `--case ID` takes one of the bench's Studio
+ * questions (bench/cases.ts) and its hand-written limit (default: `count_last_hour`, Studio's count
+ * over three UNNESTs); `--sql` replaces the caller's query alone. The window ends at the newest edge
+ * event and is as long as the question's.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,13 +25,14 @@ import { logsAllSql } from '../src/endpoints/supabase/index.ts';
 import { generateDuckDb } from '../src/engines/duckdb/generator.ts';
 import { engineDefinition } from '../src/engines/registry.ts';
 import { prepareEndpointQuery, specialiseForValues } from '../src/sql/index.ts';
+import { type CaseId, CASES, type QueryContext, studioSql, windowFor } from './cases.ts';
+import { limitSql } from './limit.ts';
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, runs: { type: 'string' }, sql: { type: 'string' } } });
-if (values.data === undefined) throw new Error('usage: npm run bench:layers -- --data <DuckDB DATA_DIR> [--runs N] [--sql "select …"]');
+const { values } = parseArgs({ options: { data: { type: 'string' }, runs: { type: 'string' }, sql: { type: 'string' }, case: { type: 'string' } } });
+if (values.data === undefined) throw new Error('usage: npm run bench:layers -- --data <DuckDB DATA_DIR> [--runs N] [--case ID] [--sql "select …"]');
 const runs = Number(values.runs ?? 300);
-const sql =
-  values.sql ??
-  'select count(*) as count from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as request cross join unnest(m.response) as response';
+const caseId = (values.case ?? 'count_last_hour') as CaseId;
+if (!CASES.some((c) => c.id === caseId)) throw new Error(`--case must be one of ${CASES.map((c) => c.id).join(', ')}`);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quarry-layers-'));
 cpSync(values.data, dir, { recursive: true });
@@ -67,7 +70,19 @@ try {
   );
   const end = String(newest.rows[0]?.t);
   const endMs = typeof newest.rows[0]?.t === 'number' ? Number(newest.rows[0]?.t) / 1000 : Date.parse(end);
-  const params = { project: 'default', iso_timestamp_start: new Date(endMs - 3_600_000).toISOString(), iso_timestamp_end: new Date(endMs).toISOString() };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const q: QueryContext = {
+    project: 'default',
+    nowIso: iso(endMs),
+    hourAgoIso: iso(endMs - 3_600_000),
+    dayAgoIso: iso(endMs - 86_400_000),
+    lookupId: '',
+    search: 'search_products',
+  };
+  const sql = values.sql ?? studioSql(caseId, q);
+  if (sql === undefined) throw new Error(`${caseId} is not asked as SQL; give --sql`);
+  const window = windowFor(caseId, q);
+  const params = { project: q.project, iso_timestamp_start: window.start ?? '', iso_timestamp_end: window.end ?? '' };
   const request = { saved, info, sandboxable: true, caller: { kind: 'sql' as const, text: sql }, params, maxRows: 1000, timeoutMs: 30_000 };
   const answer = await backend.execute(request);
   const prepared = specialiseForValues(prepareEndpointQuery({ saved, catalog, sandboxable: true, caller: { sql } }), params);
@@ -85,8 +100,8 @@ try {
   };
   await time('3. its SQL, streamed (prepared.stream)', async () => drain(await statement.stream()));
   await time('3. its SQL, materialised (prepared.run)', () => statement.run());
-  const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
-  const limit = `SELECT count(*) AS count FROM ${edge.table} WHERE project = 'default' AND timestamp > ${lit(params.iso_timestamp_start)}::TIMESTAMP AND timestamp <= ${lit(params.iso_timestamp_end)}::TIMESTAMP`;
+  const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const limit = limitSql(caseId, q, quoted(edge.table), quoted(catalog.sourceByName('postgres.logs')?.table ?? 'postgres.logs'));
   await time('4. limit, as the bench runs it (runAndReadAll)', async () => (await conn.runAndReadAll(limit)).getRowObjectsJson());
   const limitStatement = await conn.prepare(limit);
   await time('4. limit, prepared once (no parameters)', async () => drain(await limitStatement.stream()));
@@ -94,7 +109,7 @@ try {
   instance.closeSync();
 
   const reference = lines.find(([label]) => label.startsWith('4. limit, as the bench'))?.[1] ?? 1;
-  console.log(`answer ${JSON.stringify(answer.rows)}; window ${params.iso_timestamp_start} .. ${params.iso_timestamp_end}; ${runs} runs each\n`);
+  console.log(`${caseId}: ${answer.rows.length} rows, the first ${JSON.stringify(answer.rows[0])}; window ${params.iso_timestamp_start} .. ${params.iso_timestamp_end}; ${runs} runs each\n`);
   console.log('| layer | µs per query | CPU µs per query | ratio to the limit |\n|---|---|---|---|');
   for (const [label, wall, cpu] of lines) console.log(`| ${label} | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | ${(wall / reference).toFixed(2)} |`);
 } finally {
