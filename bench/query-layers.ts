@@ -109,7 +109,9 @@ try {
   instance.closeSync();
 
   const reference = lines.find(([label]) => label.startsWith('4. limit, as the bench'))?.[1] ?? 1;
-  console.log(`${caseId}: ${answer.rows.length} rows, the first ${JSON.stringify(answer.rows[0])}; window ${params.iso_timestamp_start} .. ${params.iso_timestamp_end}; ${runs} runs each\n`);
+  console.log(
+    `${caseId}: ${answer.rows.length} rows, the first ${JSON.stringify(answer.rows[0])}; window ${params.iso_timestamp_start} .. ${params.iso_timestamp_end}; ${runs} runs each\n`,
+  );
   console.log('| layer | µs per query | CPU µs per query | ratio to the limit |\n|---|---|---|---|');
   for (const [label, wall, cpu] of lines) console.log(`| ${label} | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | ${(wall / reference).toFixed(2)} |`);
 } finally {
