@@ -22,6 +22,8 @@ export interface DuckDbOptions {
 
 export interface DuckDb {
   readonly instance: DuckDBInstance;
+  /** The database file, or ':memory:'. */
+  readonly path: string;
   connect(): Promise<DuckDBConnection>;
   /** Closes a connection before the database closes (close() closes any left open). */
   disconnect(conn: DuckDBConnection): void;
@@ -47,6 +49,7 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
   setup.closeSync();
   return {
     instance,
+    path: options.path,
     async connect() {
       const conn = await instance.connect();
       connections.add(conn);

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { EngineCapabilities } from '../../capabilities.ts';
-import { optional, parseBytes, wholeNumber } from '../../settings.ts';
+import { byteSize, optional, parseBytes, wholeNumber } from '../../settings.ts';
 import type { EngineDefinition } from '../engine.ts';
 
 export const duckDbCapabilities: EngineCapabilities = {
@@ -30,14 +30,24 @@ export const duckDb: EngineDefinition = {
     { name: 'DUCKDB_MEMORY_LIMIT', description: "DuckDB's own memory_limit (default: half of MEMORY_BUDGET)" },
     { name: 'DUCKDB_THREADS', description: 'DuckDB worker threads (default: the core count)' },
     { name: 'DUCKDB_MAX_TEMP_SIZE', description: "spill space for large queries under DATA_DIR (default: DuckDB's, 90% of free disk)" },
-    { name: 'DUCKDB_CHECKPOINT_THRESHOLD', description: 'write-ahead log size that triggers a checkpoint (default 64MiB)' },
+    {
+      name: 'DUCKDB_CHECKPOINT_THRESHOLD',
+      description: 'write-ahead log size at which DuckDB checkpoints inside the commit that reaches it (default 64MiB)',
+    },
+    {
+      name: 'DUCKDB_IDLE_CHECKPOINT',
+      description:
+        'write-ahead log size at which Quarry checkpoints as soon as no append is under way (default off: only DUCKDB_CHECKPOINT_THRESHOLD); with a larger DUCKDB_CHECKPOINT_THRESHOLD it trades query speed for ingest, see docs/INGEST.md',
+    },
   ],
   selfContained: { env: {}, available: () => true },
   configure(env, context) {
     const memoryLimit = size(env, 'DUCKDB_MEMORY_LIMIT', '1GiB') ?? `${Math.floor(context.memoryBudgetBytes / 2 / 2 ** 20)}MiB`;
     const threads = optional(env, 'DUCKDB_THREADS') === undefined ? undefined : Math.max(1, wholeNumber(env, 'DUCKDB_THREADS', 1));
     const maxTempSize = size(env, 'DUCKDB_MAX_TEMP_SIZE', '4GiB');
-    const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB');
+    const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB') ?? '64MiB';
+    const idleCheckpoint = optional(env, 'DUCKDB_IDLE_CHECKPOINT');
+    const idleCheckpointBytes = idleCheckpoint === undefined || idleCheckpoint.toLowerCase() === 'off' ? undefined : byteSize(env, 'DUCKDB_IDLE_CHECKPOINT', 0);
     return {
       name: 'duckdb',
       folders: [],
@@ -48,7 +58,8 @@ export const duckDb: EngineDefinition = {
           memoryLimit,
           ...(threads !== undefined ? { threads } : {}),
           ...(maxTempSize !== undefined ? { maxTempSize } : {}),
-          ...(checkpointThreshold !== undefined ? { checkpointThreshold } : {}),
+          checkpointThreshold,
+          ...(idleCheckpointBytes !== undefined ? { idleCheckpointBytes } : {}),
         });
       },
     };

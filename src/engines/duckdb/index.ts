@@ -19,8 +19,10 @@ export interface DuckDbEngineOptions {
   threads?: number;
   /** Spill space in the temp directory beside the database file. */
   maxTempSize?: string;
-  /** WAL size that triggers a checkpoint (default 64MiB). */
+  /** WAL size at which DuckDB checkpoints by itself (default 64MiB: src/embedded-db/database.ts). */
   checkpointThreshold?: string;
+  /** WAL size at which storage checkpoints once no append is under way (src/engines/duckdb/storage.ts); undefined: never. */
+  idleCheckpointBytes?: number;
 }
 
 export interface DuckDbEngine extends Engine {
@@ -35,7 +37,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
     ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
   });
-  const stored = await openDuckDbSourceStorage(db);
+  const stored = await openDuckDbSourceStorage(db, options.idleCheckpointBytes !== undefined ? { idleCheckpointBytes: options.idleCheckpointBytes } : {});
   const query = new DuckDbQueryRunner({
     connect: () => db.connect(),
     disconnect: (c) => db.disconnect(c),

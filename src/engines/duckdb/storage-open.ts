@@ -2,7 +2,7 @@
 import { SchemaCatalog } from '../../storage/catalog.ts';
 import { SourceTables } from '../../storage/sources.ts';
 import type { DuckDb } from '../../embedded-db/database.ts';
-import { DuckDbStorage } from './storage.ts';
+import { DuckDbStorage, type DuckDbStorageOptions } from './storage.ts';
 import { DuckDbCatalogRepository } from './storage-catalog.ts';
 
 export interface DuckDbSourceStorage {
@@ -12,9 +12,9 @@ export interface DuckDbSourceStorage {
 }
 
 /** Opens storage on `db`, loads the catalogue and reconciles it with the stored tables. */
-export async function openDuckDbSourceStorage(db: DuckDb): Promise<DuckDbSourceStorage> {
+export async function openDuckDbSourceStorage(db: DuckDb, options: DuckDbStorageOptions = {}): Promise<DuckDbSourceStorage> {
   const repository = await DuckDbCatalogRepository.open(db);
-  const storage = await DuckDbStorage.open(db);
+  const storage = await DuckDbStorage.open(db, options);
   // Tables written before presence markers existed get them (src/storage/presence.ts), once.
   const began = Date.now();
   const added = await storage.addPresenceMarkers((records, tables) =>

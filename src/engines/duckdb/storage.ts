@@ -19,6 +19,16 @@
  * that schema changes run on a connection of their own beside appends: the ingest pipeline never
  * appends to a table while its schema changes (src/ingest/pipeline.ts), so a slow change to one
  * table does not hold up appends to the others.
+ *
+ * Checkpoints: DuckDB checkpoints by itself when the write-ahead log passes `checkpoint_threshold`
+ * (DUCKDB_CHECKPOINT_THRESHOLD), inside the COMMIT that crossed it. Each checkpoint writes again
+ * the newest, partly filled row group of every table written since the last one, so under a steady
+ * stream of groups few checkpoints are cheaper (docs/PERFORMANCE.md, "Ingest: the service against
+ * the engine alone"); but rows not yet checkpointed are scanned whole by queries, and a longer log
+ * takes longer to replay after a crash. With `idleCheckpointBytes` (DUCKDB_IDLE_CHECKPOINT, off by
+ * default) the storage also checkpoints by itself once that much log has gathered and no append is
+ * under way: when ingest pauses, or between the requests of any load that does not saturate it; so
+ * a high threshold then holds only while ingest is saturated (docs/INGEST.md, "Checkpoints").
  */
 import { duckDbCapabilities } from './definition.ts';
 import type { DuckDBAppender, DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
@@ -38,6 +48,7 @@ import { emptyFields, own, setOwn } from '../../storage/fields.ts';
 import { wellFormed } from '../../storage/json-text.ts';
 import { serialQueue } from '../../serial-queue.ts';
 import { DataVersions } from '../../storage/data-versions.ts';
+import { stat } from 'node:fs/promises';
 
 const STAGE = 'quarry_stage_events';
 const STAGE_ARRAYS = 'quarry_stage_arrays';
@@ -62,6 +73,17 @@ interface TablePlans {
   overflow: Record<string, FieldType> | undefined;
   names: readonly string[];
   shapes: Map<string, Plan>;
+}
+
+/** How long storage must have had no append under way before it checkpoints by itself. */
+const IDLE_BEFORE_CHECKPOINT_MS = 100;
+
+export interface DuckDbStorageOptions {
+  /**
+   * Checkpoint once the write-ahead log holds this many bytes and no append is under way (see the
+   * top of this file); undefined: only DuckDB's own threshold applies.
+   */
+  idleCheckpointBytes?: number;
 }
 
 /** Shapes remembered per table and writer connection (an ordinary source sends a handful). */
@@ -95,18 +117,29 @@ export class DuckDbStorage implements StorageEngine {
   private readonly changesOf = new Map<string, Set<Promise<unknown>>>();
   /** Bumped after every write to a table has committed (or failed): see dataVersion(). */
   private readonly versions = new DataVersions();
+  /** Appends not finished yet (the idle checkpoint waits for none). */
+  private appending = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** The write-ahead log's file, when the database has one and idle checkpoints are on. */
+  private readonly walFile: string | undefined;
+  private readonly idleCheckpointBytes: number;
+  /** Checkpoints this storage ran by itself (observed by tests). */
+  idleCheckpoints = 0;
 
-  private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection) {
+  private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection, path: string, options: DuckDbStorageOptions) {
     this.conn = conns[0] as DuckDBConnection;
     this.ddlConn = ddlConn;
     this.writers = conns.map((conn) => ({ conn, plans: new Map<string, TablePlans>(), committing: Promise.resolve() }));
+    this.idleCheckpointBytes = options.idleCheckpointBytes ?? Number.POSITIVE_INFINITY;
+    this.walFile = path !== ':memory:' && options.idleCheckpointBytes !== undefined ? `${path}.wal` : undefined;
   }
 
   /**
    * Two writer connections: one group's staging and INSERTs run while the previous group's COMMIT
    * (the WAL fsync) runs on the other connection. Everything else waits for both commits.
    */
-  static async open(db: DuckDb): Promise<DuckDbStorage> {
+  static async open(db: DuckDb, options: DuckDbStorageOptions = {}): Promise<DuckDbStorage> {
     const conns: DuckDBConnection[] = [];
     for (let i = 0; i < 2; i++) {
       const conn = await db.connect();
@@ -116,7 +149,7 @@ export class DuckDbStorage implements StorageEngine {
       await conn.run(`CREATE OR REPLACE TEMP TABLE ${STAGE_ARRAYS} (tbl INTEGER, ids VARCHAR, ts VARCHAR, event_messages VARCHAR, events VARCHAR)`);
       conns.push(conn);
     }
-    return new DuckDbStorage(conns, await db.connect());
+    return new DuckDbStorage(conns, await db.connect(), db.path, options);
   }
 
   createSourceTable(table: string): Promise<void> {
@@ -235,13 +268,33 @@ export class DuckDbStorage implements StorageEngine {
     if (work.length === 0) return Promise.resolve();
     const tables = work.map((b) => b.table);
     const earlier = tables.flatMap((t) => [...(this.changesOf.get(t) ?? [])]);
+    this.appending++;
+    clearTimeout(this.idleTimer);
     return this.track(this.appendsOf, tables, async () => {
       if (earlier.length > 0) await Promise.allSettled(earlier);
       // A failed COMMIT bumps too: whether its rows became visible is not certain.
       await this.appendNow(work)
         .catch(rethrowStorageError)
         .finally(() => this.versions.bump(tables));
+    }).finally(() => {
+      if (--this.appending === 0 && this.walFile !== undefined && !this.closed) {
+        this.idleTimer = setTimeout(() => void this.checkpointIfIdle(), IDLE_BEFORE_CHECKPOINT_MS);
+        this.idleTimer.unref();
+      }
     });
+  }
+
+  /** The idle checkpoint (see the top of this file); best effort: DuckDB's own threshold still applies. */
+  private async checkpointIfIdle(): Promise<void> {
+    const wal = this.walFile;
+    if (wal === undefined || this.appending > 0 || this.closed) return;
+    const size = (await stat(wal).catch(() => undefined))?.size ?? 0;
+    if (size < this.idleCheckpointBytes || this.appending > 0) return;
+    await this.exclusive(async () => {
+      if (this.closed) return;
+      await this.conn.run('CHECKPOINT');
+      this.idleCheckpoints++;
+    }).catch(() => undefined);
   }
 
   private async appendNow(work: readonly TableBatch[]): Promise<void> {
@@ -379,6 +432,8 @@ export class DuckDbStorage implements StorageEngine {
   }
 
   close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
     return this.exclusive(async () => {
       for (const w of this.writers) {
         for (const table of [...w.plans.keys()]) dropPlans(w, table);
