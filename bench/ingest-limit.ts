@@ -18,16 +18,19 @@
  * into a table with the service's columns (from `--schema-from`, the service's database file after
  * the run: the schema its ingest grew) without Quarry's presence markers and overflow column, the
  * table a person would write by hand. ClickHouse: Quarry's own table layout (src/engines/clickhouse/
- * ddl.ts), filled by `INSERT … SELECT … FROM input() FORMAT JSONAsString` with the request text as
- * sent: ClickHouse parses the objects, takes id, timestamp and event_message out and stores the rest
- * in the JSON column.
+ * ddl.ts), filled with each body's events shaped into its rows before the clock starts (id,
+ * timestamp, event_message and the rest as `fields`) and sent as `JSONEachRow` through chDB's raw
+ * insert. (ClickHouse parsing the request text itself, `JSONAsString` into the JSON column, was
+ * slower still: docs/PERFORMANCE.md.)
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createSourceTable, insertSettings } from '../src/engines/clickhouse/ddl.ts';
+import type { IngestRequest } from '../src/demo/ingest-client.ts';
+import { readBodies } from './bodies.ts';
 
 export interface IngestLimitResult {
   mode: 'grouped' | 'bulk';
@@ -38,39 +41,32 @@ export interface IngestLimitResult {
   eventsPerSecond: number;
 }
 
-interface Body {
+/** A request of the bodies file, without its text (which each limit turns into its own payload first). */
+interface Request {
   source: string;
   events: number;
-  /** The request's JSON text. */
-  text: Buffer;
 }
 
-/** The bench's bodies file (source, event count and JSON text per line), kept as bytes: at 1M events it is past V8's longest string. */
-function readBodies(file: string): Body[] {
-  const all = readFileSync(file);
-  const out: Body[] = [];
-  for (let start = 0; start < all.length; ) {
-    let end = all.indexOf(0x0a, start);
-    if (end < 0) end = all.length;
-    const tab1 = all.indexOf(0x09, start);
-    const tab2 = all.indexOf(0x09, tab1 + 1);
-    if (end > start && tab1 > 0 && tab2 > tab1 && tab2 < end) {
-      out.push({ source: all.toString('utf8', start, tab1), events: Number(all.toString('latin1', tab1 + 1, tab2)), text: all.subarray(tab2 + 1, end) });
-    }
-    start = end + 1;
+/** The requests in order, and each one's payload made by `prepare` as the file is read (untimed). */
+async function readRequests<T>(file: string, prepare: (r: IngestRequest, i: number) => T): Promise<{ requests: Request[]; payloads: T[] }> {
+  const requests: Request[] = [];
+  const payloads: T[] = [];
+  for await (const r of readBodies(file)) {
+    payloads.push(prepare(r, requests.length));
+    requests.push({ source: r.source, events: r.events });
   }
-  return out;
+  return { requests, payloads };
 }
 
-/** The requests `group` at a time, each group's bodies per source (in order). */
-function groups(bodies: readonly Body[], group: number): Map<string, number[]>[] {
+/** The requests `group` at a time, each group's requests by source (in order). */
+function groups(requests: readonly Request[], group: number): Map<string, number[]>[] {
   const out: Map<string, number[]>[] = [];
-  for (let g = 0; g < bodies.length; g += group) {
+  for (let g = 0; g < requests.length; g += group) {
     const bySource = new Map<string, number[]>();
-    for (let i = g; i < Math.min(bodies.length, g + group); i++) {
-      const b = bodies[i] as Body;
-      const list = bySource.get(b.source);
-      if (list === undefined) bySource.set(b.source, [i]);
+    for (let i = g; i < Math.min(requests.length, g + group); i++) {
+      const { source } = requests[i] as Request;
+      const list = bySource.get(source);
+      if (list === undefined) bySource.set(source, [i]);
       else list.push(i);
     }
     out.push(bySource);
@@ -78,17 +74,20 @@ function groups(bodies: readonly Body[], group: number): Map<string, number[]>[]
   return out;
 }
 
+/** Wall and CPU time of `run` (the engine's part of a limit). */
+async function timed(run: () => Promise<void>): Promise<{ wallMs: number; cpuMs: number }> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** What a limit measured: the events its tables hold afterwards, and the time of the load. */
+type Measured = Pick<IngestLimitResult, 'events' | 'wallMs' | 'cpuMs'>;
+
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const sqlIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
-/** Each body in a file of its own (before any clock starts), as a request's text arrives; returns where body i is. */
-function writeBodyFiles(bodies: readonly Body[], work: string): (i: number) => string {
-  const dir = path.join(work, 'bodies');
-  mkdirSync(dir, { recursive: true });
-  const fileOf = (i: number) => path.join(dir, `${i}.json`);
-  for (const [i, b] of bodies.entries()) writeFileSync(fileOf(i), b.text);
-  return fileOf;
-}
 
 /** Each source's columns in the service's database file, without Quarry's presence markers and overflow. */
 async function duckDbColumns(databaseFile: string): Promise<Map<string, [string, string][]>> {
@@ -118,15 +117,19 @@ async function duckDbColumns(databaseFile: string): Promise<Map<string, [string,
   }
 }
 
-async function duckDbLimit(
-  bodies: readonly Body[],
-  work: string,
-  schemaFrom: string,
-  group: number,
-  bulk: boolean,
-): Promise<Omit<IngestLimitResult, 'mode' | 'group'>> {
+/** Writes each body to a file of its own under `work`, as a request's text arrives; returns where. */
+function bodyFile(work: string): (r: IngestRequest, i: number) => string {
+  const dir = path.join(work, 'bodies');
+  mkdirSync(dir, { recursive: true });
+  return (r, i) => {
+    const f = path.join(dir, `${i}.json`);
+    writeFileSync(f, r.body);
+    return f;
+  };
+}
+
+async function duckDbLimit(requests: readonly Request[], files: readonly string[], work: string, schemaFrom: string, group: number): Promise<Measured> {
   const columns = await duckDbColumns(schemaFrom);
-  const fileOf = writeBodyFiles(bodies, work);
   const instance = await DuckDBInstance.create(path.join(work, 'limit.duckdb'));
   const conn = await instance.connect();
   try {
@@ -141,22 +144,19 @@ async function duckDbLimit(
       spec.set(source, `{${cols.map(([c, t]) => `${sqlString(c)}: ${sqlString(t)}`).join(', ')}}`);
     }
     const insert = (source: string, indexes: readonly number[]) =>
-      `INSERT INTO ${sqlIdent(source)} SELECT * FROM read_json([${indexes.map((i) => sqlString(fileOf(i))).join(', ')}], format = 'array', columns = ${spec.get(source)})`;
-    const work_ = bulk ? groups(bodies, bodies.length) : groups(bodies, group);
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    for (const g of work_) {
-      await conn.run('BEGIN');
-      for (const [source, indexes] of g) await conn.run(insert(source, indexes));
-      await conn.run('COMMIT');
-    }
-    await conn.run('CHECKPOINT');
-    const wallMs = performance.now() - started;
-    const used = process.cpuUsage(cpu);
+      `INSERT INTO ${sqlIdent(source)} SELECT * FROM read_json([${indexes.map((i) => sqlString(files[i] as string)).join(', ')}], format = 'array', columns = ${spec.get(source)})`;
+    const time = await timed(async () => {
+      for (const g of groups(requests, group)) {
+        await conn.run('BEGIN');
+        for (const [source, indexes] of g) await conn.run(insert(source, indexes));
+        await conn.run('COMMIT');
+      }
+      await conn.run('CHECKPOINT');
+    });
     const counted = (
       await conn.runAndReadAll(`SELECT ${[...columns.keys()].map((s) => `(SELECT count(*) FROM ${sqlIdent(s)})`).join(' + ')}`)
     ).getRows()[0]?.[0];
-    return { events: Number(counted), wallMs, cpuMs: (used.user + used.system) / 1000, eventsPerSecond: 0 };
+    return { events: Number(counted), ...time };
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -169,47 +169,43 @@ interface ChdbSession {
 }
 
 /** A body's events as the rows of Quarry's ClickHouse table (JSONEachRow: id, timestamp, event_message, fields). */
-function clickHouseRows(body: Body): Buffer {
-  const rows = (JSON.parse(body.text.toString('utf8')) as Record<string, unknown>[]).map((e) => {
+function clickHouseRows(body: string): Buffer {
+  const rows = (JSON.parse(body) as Record<string, unknown>[]).map((e) => {
     const { id, timestamp, event_message, ...fields } = e;
     return JSON.stringify({ id, timestamp: String(timestamp).replace('T', ' ').replace('Z', ''), event_message, fields });
   });
   return Buffer.from(`${rows.join('\n')}\n`);
 }
 
-async function clickHouseLimit(bodies: readonly Body[], work: string, group: number, bulk: boolean): Promise<Omit<IngestLimitResult, 'mode' | 'group'>> {
-  // Shaped before the clock starts: the engine's part only.
-  const rows = bodies.map(clickHouseRows);
+async function clickHouseLimit(requests: readonly Request[], rows: readonly Buffer[], work: string, group: number): Promise<Measured> {
   const { Session } = createRequire(import.meta.url)('chdb') as { Session: new (path: string) => ChdbSession };
   const session = new Session(path.join(work, 'chdb'));
   const target = { database: 'limit_ingest' };
   session.query('CREATE DATABASE IF NOT EXISTS limit_ingest');
   const tables = new Map<string, string>();
-  for (const source of new Set(bodies.map((b) => b.source))) {
+  for (const { source } of requests) {
+    if (tables.has(source)) continue;
     const table = `t${tables.size}`;
     for (const ddl of createSourceTable(target, table, source)) session.query(ddl);
     tables.set(source, table);
   }
   const settings = insertSettings(target);
-  const work_ = bulk ? groups(bodies, bodies.length) : groups(bodies, group);
   let n = 0;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
   // ClickHouse has no transaction across tables: each INSERT is one durable part (fsync_after_insert).
-  for (const g of work_) {
-    for (const [source, indexes] of g) {
-      await session.insert({
-        table: `limit_ingest.${tables.get(source)}`,
-        values: Buffer.concat(indexes.map((i) => rows[i] as Buffer)),
-        format: 'JSONEachRow',
-        settings: { ...settings, insert_deduplication_token: `g${n++}` },
-      });
+  const time = await timed(async () => {
+    for (const g of groups(requests, group)) {
+      for (const [source, indexes] of g) {
+        await session.insert({
+          table: `limit_ingest.${tables.get(source)}`,
+          values: Buffer.concat(indexes.map((i) => rows[i] as Buffer)),
+          format: 'JSONEachRow',
+          settings: { ...settings, insert_deduplication_token: `g${n++}` },
+        });
+      }
     }
-  }
-  const wallMs = performance.now() - started;
-  const used = process.cpuUsage(cpu);
+  });
   const counted = session.query(`SELECT sum(rows) FROM system.parts WHERE database = 'limit_ingest' AND active`, 'TSV').trim();
-  return { events: Number(counted), wallMs, cpuMs: (used.user + used.system) / 1000, eventsPerSecond: 0 };
+  return { events: Number(counted), ...time };
 }
 
 async function main(): Promise<void> {
@@ -227,28 +223,34 @@ async function main(): Promise<void> {
   if (values.bodies === undefined || values.work === undefined) throw new Error('--bodies FILE and --work DIR are needed');
   const group = Number(values.group ?? 8);
   const bulk = values.bulk === true;
-  const bodies = readBodies(values.bodies);
   const work = path.join(values.work, `ingest-limit-${engine}-${bulk ? 'bulk' : 'grouped'}`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    let r: Omit<IngestLimitResult, 'mode' | 'group'>;
+    let r: Measured;
+    let requests: Request[];
     if (engine === 'duckdb') {
-      if (values['schema-from'] === undefined) throw new Error('--schema-from (the service database file) is needed on DuckDB');
+      const schemaFrom = values['schema-from'];
+      if (schemaFrom === undefined) throw new Error('--schema-from (the service database file) is needed on DuckDB');
       // A copy, so the service's file (which the query limit opens next) is never opened here.
       const copy = path.join(work, 'schema');
       mkdirSync(copy);
-      cpSync(values['schema-from'], path.join(copy, 'quarry.duckdb'));
-      cpSync(path.join(path.dirname(values['schema-from']), 'metadata.duckdb'), path.join(copy, 'metadata.duckdb'));
-      r = await duckDbLimit(bodies, work, path.join(copy, 'quarry.duckdb'), group, bulk);
+      cpSync(schemaFrom, path.join(copy, 'quarry.duckdb'));
+      cpSync(path.join(path.dirname(schemaFrom), 'metadata.duckdb'), path.join(copy, 'metadata.duckdb'));
+      const read = await readRequests(values.bodies, bodyFile(work));
+      requests = read.requests;
+      r = await duckDbLimit(requests, read.payloads, work, path.join(copy, 'quarry.duckdb'), bulk ? requests.length : group);
     } else if (engine === 'clickhouse') {
-      r = await clickHouseLimit(bodies, work, group, bulk);
+      // Shaped as the file is read, before the clock starts: only the engine's part is timed.
+      const read = await readRequests(values.bodies, (b) => clickHouseRows(b.body));
+      requests = read.requests;
+      r = await clickHouseLimit(requests, read.payloads, work, bulk ? requests.length : group);
     } else throw new Error(`--engine must be duckdb or clickhouse, got "${engine}"`);
-    const expected = bodies.reduce((n, b) => n + b.events, 0);
+    const expected = requests.reduce((n, b) => n + b.events, 0);
     if (r.events !== expected) throw new Error(`the limit stored ${r.events} events of ${expected}`);
     const result: IngestLimitResult = {
       mode: bulk ? 'bulk' : 'grouped',
-      group: bulk ? bodies.length : group,
+      group: bulk ? requests.length : group,
       ...r,
       eventsPerSecond: Math.round(r.events / (r.wallMs / 1000)),
     };

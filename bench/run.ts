@@ -12,18 +12,15 @@
  * each used under a tenth of a core; default 1000), --seed N, --results-dir DIR, --no-docs, --keep (keep the temp directory).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createWriteStream } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GenerateOptions } from '../src/demo/generator.ts';
-import { generateBatches } from '../src/demo/generator.ts';
-import type { IngestRequest } from '../src/demo/ingest-client.ts';
 import { ingestRequests } from '../src/demo/ingest-client.ts';
 import { loadBaseline, pgClient } from './baseline/load.ts';
+import { readBodies, writeBodies } from './bodies.ts';
 import { runBaseline } from './baseline/queries.ts';
 import { startPostgres } from './baseline/server.ts';
 import type { CaseId, QueryContext } from './cases.ts';
@@ -49,37 +46,6 @@ function count(raw: string | undefined, name: string, fallback: number): number 
   const n = Number(raw.replace(/_/g, ''));
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
   return Math.floor(n);
-}
-
-/** Pre-generates the ingest bodies to a file, so the client spends no CPU generating during the timed ingest. */
-async function writeBodies(file: string, gen: GenerateOptions, batch: number): Promise<{ lookupId: string; requests: number }> {
-  const out = createWriteStream(file);
-  let lookupId = '';
-  let written = 0;
-  let requests = 0;
-  const middle = Math.floor(gen.count * 0.4);
-  for (const b of generateBatches(gen, batch)) {
-    written += b.events.length;
-    if (lookupId === '' && written >= middle && b.source === 'cloudflare.logs.prod') {
-      const hit = b.events.find((e) => e.project === gen.projects?.[0]);
-      if (hit !== undefined) lookupId = String(hit.id);
-    }
-    requests++;
-    if (!out.write(`${b.source}\t${b.events.length}\t${JSON.stringify(b.events)}\n`)) {
-      await new Promise<void>((r) => out.once('drain', () => r()));
-    }
-  }
-  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  return { lookupId, requests };
-}
-
-async function* readBodies(file: string): AsyncGenerator<IngestRequest> {
-  const lines = readline.createInterface({ input: createReadStream(file, { highWaterMark: 1 << 20 }), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    const tab1 = line.indexOf('\t');
-    const tab2 = line.indexOf('\t', tab1 + 1);
-    yield { source: line.slice(0, tab1), events: Number(line.slice(tab1 + 1, tab2)), body: line.slice(tab2 + 1) };
-  }
 }
 
 function versionOf(pkg: string): string {

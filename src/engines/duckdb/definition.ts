@@ -45,7 +45,7 @@ export const duckDb: EngineDefinition = {
     const memoryLimit = size(env, 'DUCKDB_MEMORY_LIMIT', '1GiB') ?? `${Math.floor(context.memoryBudgetBytes / 2 / 2 ** 20)}MiB`;
     const threads = optional(env, 'DUCKDB_THREADS') === undefined ? undefined : Math.max(1, wholeNumber(env, 'DUCKDB_THREADS', 1));
     const maxTempSize = size(env, 'DUCKDB_MAX_TEMP_SIZE', '4GiB');
-    const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB') ?? '64MiB';
+    const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB');
     const idleCheckpoint = optional(env, 'DUCKDB_IDLE_CHECKPOINT');
     const idleCheckpointBytes = idleCheckpoint === undefined || idleCheckpoint.toLowerCase() === 'off' ? undefined : byteSize(env, 'DUCKDB_IDLE_CHECKPOINT', 0);
     return {
@@ -58,7 +58,7 @@ export const duckDb: EngineDefinition = {
           memoryLimit,
           ...(threads !== undefined ? { threads } : {}),
           ...(maxTempSize !== undefined ? { maxTempSize } : {}),
-          checkpointThreshold,
+          ...(checkpointThreshold !== undefined ? { checkpointThreshold } : {}),
           ...(idleCheckpointBytes !== undefined ? { idleCheckpointBytes } : {}),
         });
       },

@@ -121,18 +121,14 @@ export class DuckDbStorage implements StorageEngine {
   private appending = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** The write-ahead log's file, when the database has one and idle checkpoints are on. */
-  private readonly walFile: string | undefined;
-  private readonly idleCheckpointBytes: number;
-  /** Checkpoints this storage ran by itself (observed by tests). */
-  idleCheckpoints = 0;
+  /** The write-ahead log's file and the size that calls for an idle checkpoint, when the database has a file and they are on. */
+  private readonly idle: { wal: string; bytes: number } | undefined;
 
   private constructor(conns: DuckDBConnection[], ddlConn: DuckDBConnection, path: string, options: DuckDbStorageOptions) {
     this.conn = conns[0] as DuckDBConnection;
     this.ddlConn = ddlConn;
     this.writers = conns.map((conn) => ({ conn, plans: new Map<string, TablePlans>(), committing: Promise.resolve() }));
-    this.idleCheckpointBytes = options.idleCheckpointBytes ?? Number.POSITIVE_INFINITY;
-    this.walFile = path !== ':memory:' && options.idleCheckpointBytes !== undefined ? `${path}.wal` : undefined;
+    this.idle = path !== ':memory:' && options.idleCheckpointBytes !== undefined ? { wal: `${path}.wal`, bytes: options.idleCheckpointBytes } : undefined;
   }
 
   /**
@@ -277,7 +273,7 @@ export class DuckDbStorage implements StorageEngine {
         .catch(rethrowStorageError)
         .finally(() => this.versions.bump(tables));
     }).finally(() => {
-      if (--this.appending === 0 && this.walFile !== undefined && !this.closed) {
+      if (--this.appending === 0 && this.idle !== undefined && !this.closed) {
         this.idleTimer = setTimeout(() => void this.checkpointIfIdle(), IDLE_BEFORE_CHECKPOINT_MS);
         this.idleTimer.unref();
       }
@@ -286,14 +282,12 @@ export class DuckDbStorage implements StorageEngine {
 
   /** The idle checkpoint (see the top of this file); best effort: DuckDB's own threshold still applies. */
   private async checkpointIfIdle(): Promise<void> {
-    const wal = this.walFile;
-    if (wal === undefined || this.appending > 0 || this.closed) return;
-    const size = (await stat(wal).catch(() => undefined))?.size ?? 0;
-    if (size < this.idleCheckpointBytes || this.appending > 0) return;
+    const idle = this.idle;
+    if (idle === undefined || this.appending > 0 || this.closed) return;
+    const size = (await stat(idle.wal).catch(() => undefined))?.size ?? 0;
+    if (size < idle.bytes || this.appending > 0) return;
     await this.exclusive(async () => {
-      if (this.closed) return;
-      await this.conn.run('CHECKPOINT');
-      this.idleCheckpoints++;
+      if (!this.closed) await this.conn.run('CHECKPOINT');
     }).catch(() => undefined);
   }
 
