@@ -3,7 +3,10 @@
  * after. The real service (the bundle `npm start` runs) on an empty DATA_DIR; the demo generator's
  * events of all nine sources, sent as JSON arrays to `POST /api/logs` by `--concurrency` clients
  * (default 8); RSS (anonymous and file-backed) sampled from /proc every 50 ms, VmHWM at the end,
- * and RSS `--settle` seconds (default 5) after the last request.
+ * RSS `--settle` seconds (default 5) after the last request, and the service's CPU per event while
+ * it ingested. Idle is read twice before the load: 2 s after "listening on", and once the service
+ * has been idle `--idle` seconds (default 15): V8 gives back its young generation's pages after
+ * about 8 s without work (its memory reducer), so the second is what an idle service holds.
  *
  *   node --import tsx bench/ingest-footprint.ts [--events 400000] [--batch 1000] [--concurrency 8] [--node-option=--max-old-space-size=192]…
  *
@@ -17,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, serviceEntry } from '../scripts/build.mjs';
 import { generateBatches } from '../src/demo/generator.ts';
+import { cpuMs } from './procs.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     batch: { type: 'string' },
     concurrency: { type: 'string' },
     settle: { type: 'string' },
+    idle: { type: 'string' },
     'node-option': { type: 'string', multiple: true },
   },
 });
@@ -31,6 +36,7 @@ const total = Number(values.events ?? 400_000);
 const batch = Number(values.batch ?? 1000);
 const concurrency = Number(values.concurrency ?? 8);
 const settle = Number(values.settle ?? 5);
+const idleSeconds = Number(values.idle ?? 15);
 const bodies: { source: string; count: number; text: string }[] = [];
 for (const b of generateBatches({ count: total, seed: 1 }, batch)) bodies.push({ source: b.source, count: b.events.length, text: JSON.stringify(b.events) });
 build();
@@ -65,6 +71,8 @@ try {
   });
   const pid = child.pid as number;
   await new Promise((r) => setTimeout(r, 2000));
+  const idleAtStart = rssOf(pid);
+  await new Promise((r) => setTimeout(r, Math.max(0, idleSeconds - 2) * 1000));
   const idleBefore = rssOf(pid);
   let peak = idleBefore;
   const sampler = setInterval(() => {
@@ -72,6 +80,7 @@ try {
     if (r.rss > peak.rss) peak = r;
   }, 50);
   const started = performance.now();
+  const cpuBefore = cpuMs(pid);
   let next = 0;
   let sent = 0;
   await Promise.all(
@@ -94,12 +103,16 @@ try {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuPerEvent = ((cpuMs(pid) - cpuBefore) * 1000) / sent;
   clearInterval(sampler);
   await new Promise((r) => setTimeout(r, settle * 1000));
   const idleAfter = rssOf(pid);
   const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  console.log(`${sent} events in ${seconds.toFixed(1)} s = ${Math.round(sent / seconds)} events/s (${concurrency} clients × ${batch}-event bodies)`);
-  console.log(`idle before: ${show(idleBefore)}`);
+  console.log(
+    `${sent} events in ${seconds.toFixed(1)} s = ${Math.round(sent / seconds)} events/s (${concurrency} clients × ${batch}-event bodies); the service's CPU ${cpuPerEvent.toFixed(0)} µs per event`,
+  );
+  console.log(`idle 2 s after start: ${show(idleAtStart)}`);
+  console.log(`idle ${idleSeconds} s after start: ${show(idleBefore)}`);
   console.log(`peak sampled: ${show(peak)}; VmHWM ${hwm.toFixed(0)} MiB`);
   console.log(`idle ${settle} s after: ${show(idleAfter)}`);
 } finally {

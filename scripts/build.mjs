@@ -138,12 +138,14 @@ export function build({ tests = false } = {}) {
   return written;
 }
 
-/** `built` is older than the newest source file or than the installed dependencies (or missing). */
+/** `built` is older than the newest source file, the installed dependencies or this script (or missing). */
 function isStale(built, newestSource) {
   const builtAt = mtimeOf(built);
   if (builtAt === undefined) return true;
-  const installed = [path.join(root, 'package-lock.json'), path.join(root, 'node_modules', '.package-lock.json')].map((f) => mtimeOf(f) ?? 0);
-  return Math.max(newestSource, ...installed) > builtAt;
+  const inputs = [path.join(root, 'package-lock.json'), path.join(root, 'node_modules', '.package-lock.json'), fileURLToPath(import.meta.url)].map(
+    (f) => mtimeOf(f) ?? 0,
+  );
+  return Math.max(newestSource, ...inputs) > builtAt;
 }
 
 /** The bundle's chunks (loaded on demand by `import()`) sit beside it: `quarry-<hash>.mjs`. */
@@ -212,6 +214,11 @@ function bundle() {
     // and the native ones loaded first. Splitting keeps that import a separate chunk.
     chunkNames: 'quarry-[hash]',
     outExtension: { '.js': '.mjs' },
+    // V8 keeps each module's source text for as long as the process runs (to compile functions
+    // when first called): without comments and indentation it is 2.6 MB instead of 4.4, and held
+    // as one byte per character (a comment's "≤" made a whole chunk two bytes per character).
+    // Names are kept, so stack traces still read.
+    minifyWhitespace: true,
   });
   writeBuild(outputFiles, outdir, CHUNK);
 }

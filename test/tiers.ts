@@ -175,6 +175,7 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/sql/front-end.test.ts': unit('pure'),
   'test/sql/generator.test.ts': unit('pure'),
   'test/sql/parser-beside-chdb.test.ts': system('a child process beside chDB, SIGKILL'),
+  'test/sql/parser-lazy.test.ts': system('a child process that has parsed nothing yet'),
   'test/sql/resolve.test.ts': unit('pure (reads the source files)'),
   'test/sql/security.test.ts': unit('in-memory DuckDB'),
   'test/sql/time-format.test.ts': integration('every engine (chDB)'),

@@ -4,6 +4,10 @@
  * ~800 operators is enough) leaves that WASM instance's memory corrupt: every later parse would fail
  * until a restart. So on a WebAssembly RuntimeError the instance is dropped, a spare loaded in
  * advance takes over at once, and a new spare is loaded in the background.
+ *
+ * The module is compiled, and an instance initialised, on the first parse rather than at start-up:
+ * compiling the 3.5 MB of WebAssembly costs about 11 MiB of memory and 10–15 ms, which a service
+ * that only ingests never needs (docs/PERFORMANCE.md, "Idle footprint").
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,18 +38,36 @@ const glueUrl = pathToFileURL(path.join(path.dirname(require.resolve('@guanmingc
 // handlers over V8's, and the trap a crashing parse raises would then freeze the process for
 // minutes and kill it instead of becoming the RuntimeError handled below. Must precede compiling.
 v8.setFlagsFromString('--wasm-enforce-bounds-checks');
-const wasmModule = new WebAssembly.Module(readFileSync(new URL('sqlparser_rs_wasm_bg.wasm', glueUrl)));
+let wasmModule: WebAssembly.Module | undefined;
+/** The compiled module, shared by every instance; compiled when first needed. */
+function compiled(): WebAssembly.Module {
+  wasmModule ??= new WebAssembly.Module(readFileSync(new URL('sqlparser_rs_wasm_bg.wasm', glueUrl)));
+  return wasmModule;
+}
+
+/** A glue module, imported ahead, and whether its instance has been initialised. */
+interface Instance {
+  glue: Glue;
+  initialised: boolean;
+}
 
 let loaded = 0;
 /** A fresh instance: the glue module keeps its instance in module state, so each gets its own copy. */
-async function instantiate(): Promise<Glue> {
-  const glue = (await import(`${glueUrl}?instance=${loaded++}`)) as Glue;
-  glue.initSync({ module: wasmModule });
-  return glue;
+async function instantiate(): Promise<Instance> {
+  return { glue: (await import(`${glueUrl}?instance=${loaded++}`)) as Glue, initialised: false };
 }
 
-let current: Glue | undefined = await instantiate();
-let spare: Glue | undefined = await instantiate();
+/** The instance's glue, initialised first if this is its first parse (synchronous: about 1 ms). */
+function ready(instance: Instance): Glue {
+  if (!instance.initialised) {
+    instance.glue.initSync({ module: compiled() });
+    instance.initialised = true;
+  }
+  return instance.glue;
+}
+
+let current: Instance | undefined = await instantiate();
+let spare: Instance | undefined = await instantiate();
 let replenishing = false;
 
 function replenish(): void {
@@ -74,7 +96,7 @@ export function parseStatements(sql: string): unknown[] {
     throw new QuarryError('OVERLOADED', 'The SQL parser is restarting; retry in a moment.', { retryAfter: 1 });
   }
   try {
-    return parser.parse_sql('bigquery', sql) as unknown[];
+    return ready(parser).parse_sql('bigquery', sql) as unknown[];
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError || e instanceof RangeError) {
       current = spare;
