@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, serviceEntry } from '../scripts/build.mjs';
 import { generateBatches } from '../src/demo/generator.ts';
-import { cpuMs } from './procs.ts';
+import { cpuMs, peakRssBytes } from './procs.ts';
 
 const { values } = parseArgs({
   options: {
@@ -107,7 +107,7 @@ try {
   clearInterval(sampler);
   await new Promise((r) => setTimeout(r, settle * 1000));
   const idleAfter = rssOf(pid);
-  const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const hwm = peakRssBytes(pid) / 2 ** 20;
   console.log(
     `${sent} events in ${seconds.toFixed(1)} s = ${Math.round(sent / seconds)} events/s (${concurrency} clients × ${batch}-event bodies); the service's CPU ${cpuPerEvent.toFixed(0)} µs per event`,
   );

@@ -7,7 +7,7 @@
  *
  * The module is compiled, and an instance initialised, on the first parse rather than at start-up:
  * compiling the 3.5 MB of WebAssembly costs about 11 MiB of memory and 10–15 ms, which a service
- * that only ingests never needs (docs/PERFORMANCE.md, "Idle footprint").
+ * that only ingests never needs (docs/PERFORMANCE.md, "Footprint, second pass").
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
