@@ -96,6 +96,7 @@ export const testFiles: Readonly<Record<string, TierEntry>> = {
   'test/engines/duckdb/lockdown.test.ts': unit('in-memory DuckDB'),
   'test/engines/duckdb/query-generator.test.ts': unit('in-memory DuckDB'),
   'test/engines/duckdb/query-runner.test.ts': unit('in-memory DuckDB'),
+  'test/engines/duckdb/row-groups.test.ts': integration('DuckDB on a file'),
   'test/engines/duckdb/settings.test.ts': unit('the engine definition, pure'),
   'test/engines/null-for-empty.test.ts': integration('every engine (chDB)'),
   'test/engines/parity.test.ts': integration('service in-process per engine (chDB)'),

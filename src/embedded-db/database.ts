@@ -3,7 +3,7 @@
  * source and the metadata tables. One instance per process; connections are cheap.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { createInstance, type OpenLog } from './recovery.ts';
+import { ATTACHED_CATALOG, createInstance, type OpenLog } from './recovery.ts';
 
 export interface DuckDbOptions {
   /** Database file, or ':memory:' (tests). */
@@ -16,6 +16,13 @@ export interface DuckDbOptions {
   maxTempSize?: string;
   /** WAL size that triggers a checkpoint (default 64MiB). */
   checkpointThreshold?: string;
+  /**
+   * Rows per row group of the rows this process writes (DuckDB's default: 122,880); opens the file
+   * by ATTACH (src/embedded-db/recovery.ts). Each checkpoint writes the newest, partly filled row
+   * group of every table again, so smaller groups make checkpoints under a steady stream of small
+   * appends cheaper (docs/PERFORMANCE.md, "Row groups").
+   */
+  rowGroupSize?: number;
   /** Where start-up recovery reports what it did (default: stderr). */
   log?: OpenLog;
 }
@@ -40,7 +47,10 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
   if (options.threads !== undefined) settings.threads = String(options.threads);
   if (options.memoryLimit !== undefined) settings.memory_limit = options.memoryLimit;
   if (options.maxTempSize !== undefined) settings.max_temp_directory_size = options.maxTempSize;
-  const instance = await createInstance(options.path, settings, options.log ?? ((m) => console.error(m)));
+  const attach = options.rowGroupSize !== undefined && options.path !== ':memory:' ? { rowGroupSize: options.rowGroupSize } : undefined;
+  const instance = await createInstance(options.path, settings, options.log ?? ((m) => console.error(m)), attach);
+  // USE is the connection's own: every connection is opened here.
+  const use = attach === undefined ? undefined : `USE ${ATTACHED_CATALOG}`;
   const connections = new Set<DuckDBConnection>();
   // TimeZone cannot be passed at creation (ICU loads after); set it globally so every later
   // connection, including those opened after the configuration is locked, works in UTC.
@@ -52,6 +62,7 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
     path: options.path,
     async connect() {
       const conn = await instance.connect();
+      if (use !== undefined) await conn.run(use);
       connections.add(conn);
       return conn;
     },

@@ -63,8 +63,20 @@ export function classifyOpenFailure(e: unknown): OpenFailure {
 /** Opens attempts at most this many times (each recognised failure is dealt with once). */
 const MAX_ATTEMPTS = 4;
 
-export async function createInstance(file: string, settings: Record<string, string>, log: OpenLog): Promise<DuckDBInstance> {
+/** The name an attached database file goes by (`AttachOptions`). */
+export const ATTACHED_CATALOG = 'quarry';
+
+/**
+ * Open the file by ATTACHing it to an in-memory database, with options DuckDB takes only there
+ * (`ROW_GROUP_SIZE`: not a database setting in DuckDB 1.5). Connections then `USE` ATTACHED_CATALOG.
+ */
+export interface AttachOptions {
+  rowGroupSize: number;
+}
+
+export async function createInstance(file: string, settings: Record<string, string>, log: OpenLog, attach?: AttachOptions): Promise<DuckDBInstance> {
   if (file === ':memory:') return DuckDBInstance.create(file, settings);
+  const open = attach === undefined ? () => DuckDBInstance.create(file, settings) : () => attachInstance(file, settings, attach);
   const wal = `${file}.wal`;
   // What this start has already done to the files, for a refusal that comes after it.
   const done: string[] = [];
@@ -76,7 +88,7 @@ export async function createInstance(file: string, settings: Record<string, stri
   for (;;) {
     let failure: unknown;
     try {
-      return await DuckDBInstance.create(file, settings);
+      return await open();
     } catch (e) {
       failure = e;
     }
@@ -155,6 +167,27 @@ function refusalOf(file: string, failure: OpenFailure, cause: unknown): StartupE
           'Keep a copy of the data folder and report this message with it.',
         { cause },
       );
+  }
+}
+
+/**
+ * An in-memory instance with `file` attached as ATTACHED_CATALOG. Spills go beside the file, as
+ * they do when the file is the default database (an in-memory one would spill into the working
+ * directory).
+ */
+async function attachInstance(file: string, settings: Record<string, string>, attach: AttachOptions): Promise<DuckDBInstance> {
+  const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${file}.tmp`, ...settings });
+  try {
+    const conn = await instance.connect();
+    try {
+      await conn.run(`ATTACH ${quoteString(file)} AS ${ATTACHED_CATALOG} (ROW_GROUP_SIZE ${attach.rowGroupSize})`);
+    } finally {
+      conn.closeSync();
+    }
+    return instance;
+  } catch (e) {
+    instance.closeSync();
+    throw e;
   }
 }
 

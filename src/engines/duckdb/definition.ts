@@ -22,6 +22,22 @@ function size(env: Readonly<Record<string, string | undefined>>, name: string, e
   return raw?.trim();
 }
 
+/** DuckDB's own row group size, and the largest DuckDB 1.5 takes for a file in its default storage version. */
+const DUCKDB_ROW_GROUP_SIZE = 122_880;
+/** DuckDB's vector size: a row group holds whole vectors. */
+const VECTOR_SIZE = 2048;
+const DEFAULT_ROW_GROUP_SIZE = 16_384;
+
+function rowGroupSizeOf(env: Readonly<Record<string, string | undefined>>): number {
+  const n = wholeNumber(env, 'DUCKDB_ROW_GROUP_SIZE', DEFAULT_ROW_GROUP_SIZE);
+  if (n < VECTOR_SIZE || n > DUCKDB_ROW_GROUP_SIZE || n % VECTOR_SIZE !== 0) {
+    throw new Error(
+      `DUCKDB_ROW_GROUP_SIZE must be a multiple of ${VECTOR_SIZE} from ${VECTOR_SIZE} to ${DUCKDB_ROW_GROUP_SIZE}, got "${optional(env, 'DUCKDB_ROW_GROUP_SIZE')}"`,
+    );
+  }
+  return n;
+}
+
 export const duckDb: EngineDefinition = {
   name: 'duckdb',
   title: 'DuckDB, embedded (the default)',
@@ -35,6 +51,10 @@ export const duckDb: EngineDefinition = {
       description: 'write-ahead log size at which DuckDB checkpoints inside the commit that reaches it (default 64MiB)',
     },
     {
+      name: 'DUCKDB_ROW_GROUP_SIZE',
+      description: `rows per row group of the rows written from now on: a multiple of 2048 up to 122880, DuckDB's own default (default ${DEFAULT_ROW_GROUP_SIZE}; smaller makes each checkpoint cheaper under steady ingest, see docs/PERFORMANCE.md)`,
+    },
+    {
       name: 'DUCKDB_IDLE_CHECKPOINT',
       description:
         'write-ahead log size at which Quarry checkpoints as soon as no append is under way (default off: only DUCKDB_CHECKPOINT_THRESHOLD); with a larger DUCKDB_CHECKPOINT_THRESHOLD it trades query speed for ingest, see docs/INGEST.md',
@@ -46,6 +66,7 @@ export const duckDb: EngineDefinition = {
     const threads = optional(env, 'DUCKDB_THREADS') === undefined ? undefined : Math.max(1, wholeNumber(env, 'DUCKDB_THREADS', 1));
     const maxTempSize = size(env, 'DUCKDB_MAX_TEMP_SIZE', '4GiB');
     const checkpointThreshold = size(env, 'DUCKDB_CHECKPOINT_THRESHOLD', '64MiB');
+    const rowGroupSize = rowGroupSizeOf(env);
     const idleCheckpoint = optional(env, 'DUCKDB_IDLE_CHECKPOINT');
     const idleCheckpointBytes = idleCheckpoint === undefined || idleCheckpoint.toLowerCase() === 'off' ? undefined : byteSize(env, 'DUCKDB_IDLE_CHECKPOINT', 0);
     return {
@@ -60,6 +81,7 @@ export const duckDb: EngineDefinition = {
           ...(maxTempSize !== undefined ? { maxTempSize } : {}),
           ...(checkpointThreshold !== undefined ? { checkpointThreshold } : {}),
           ...(idleCheckpointBytes !== undefined ? { idleCheckpointBytes } : {}),
+          ...(rowGroupSize !== DUCKDB_ROW_GROUP_SIZE ? { rowGroupSize } : {}),
         });
       },
     };

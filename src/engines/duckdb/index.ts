@@ -21,6 +21,8 @@ export interface DuckDbEngineOptions {
   maxTempSize?: string;
   /** WAL size at which DuckDB checkpoints by itself (default 64MiB: src/embedded-db/database.ts). */
   checkpointThreshold?: string;
+  /** Rows per row group of the rows written (src/embedded-db/database.ts); undefined: DuckDB's own. */
+  rowGroupSize?: number;
   /** WAL size at which storage checkpoints once no append is under way (src/engines/duckdb/storage.ts); undefined: never. */
   idleCheckpointBytes?: number;
 }
@@ -36,6 +38,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.maxTempSize !== undefined ? { maxTempSize: options.maxTempSize } : {}),
     ...(options.checkpointThreshold ? { checkpointThreshold: options.checkpointThreshold } : {}),
+    ...(options.rowGroupSize !== undefined ? { rowGroupSize: options.rowGroupSize } : {}),
   });
   const stored = await openDuckDbSourceStorage(db, options.idleCheckpointBytes !== undefined ? { idleCheckpointBytes: options.idleCheckpointBytes } : {});
   const query = new DuckDbQueryRunner({

@@ -18,6 +18,15 @@ describe('DuckDB settings', () => {
     }
   });
 
+  it("DUCKDB_ROW_GROUP_SIZE: a multiple of 2048 up to DuckDB's 122880, refused by name otherwise", () => {
+    for (const value of [undefined, '2048', '16384', '120832', '122880']) {
+      assert.doesNotThrow(() => duckDb.configure(value === undefined ? {} : { DUCKDB_ROW_GROUP_SIZE: value }, context), String(value));
+    }
+    for (const value of ['0', '1000', '3000', '124928', '1048576', 'big', '-2048']) {
+      assert.throws(() => duckDb.configure({ DUCKDB_ROW_GROUP_SIZE: value }, context), /DUCKDB_ROW_GROUP_SIZE must be/, value);
+    }
+  });
+
   it('DUCKDB_CHECKPOINT_THRESHOLD: a size, refused by name otherwise', () => {
     assert.doesNotThrow(() => duckDb.configure({ DUCKDB_CHECKPOINT_THRESHOLD: '256MiB' }, context));
     assert.throws(() => duckDb.configure({ DUCKDB_CHECKPOINT_THRESHOLD: 'big' }, context), /DUCKDB_CHECKPOINT_THRESHOLD must be a size/);
