@@ -68,6 +68,10 @@ try {
       maxRows: 1,
     },
   );
+  // An edge event of the project from the middle of the data, as the bench's own lookup.
+  const ask = (saved: string) => engine.query.run(prepareEndpointQuery({ saved, catalog, sandboxable: false }), {}, { timeoutMs: 60_000, maxRows: 1 });
+  const edgeCount = Number((await ask("select count(*) as n from `cloudflare.logs.prod` where project = 'default'")).rows[0]?.n ?? 0);
+  const middle = await ask(`select id from \`cloudflare.logs.prod\` where project = 'default' order by timestamp limit 1 offset ${Math.floor(edgeCount / 2)}`);
   const end = String(newest.rows[0]?.t);
   const endMs = typeof newest.rows[0]?.t === 'number' ? Number(newest.rows[0]?.t) / 1000 : Date.parse(end);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -76,7 +80,7 @@ try {
     nowIso: iso(endMs),
     hourAgoIso: iso(endMs - 3_600_000),
     dayAgoIso: iso(endMs - 86_400_000),
-    lookupId: '',
+    lookupId: String(middle.rows[0]?.id ?? ''),
     search: 'search_products',
   };
   const sql = values.sql ?? studioSql(caseId, q);

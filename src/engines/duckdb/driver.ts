@@ -5,7 +5,7 @@
  * unchanged, binds (strings as VARCHAR, typed values with their type: params.ts), the interrupt at
  * the deadline, streamed chunks encoded a few rows at a time, and DuckDB's errors.
  */
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBMaterializedResult, DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import type { QuarryError } from '../../errors.ts';
 import type { DriverRun, QueryDriver, ResultRow, RowStream, StatementLimits } from '../../query/driver.ts';
 import { type RunParams, type Translation, TranslationCache } from '../../query/translation-cache.ts';
@@ -148,6 +148,9 @@ export class DuckDbDriver implements QueryDriver {
   }
 }
 
+/** Rows in one of DuckDB's chunks (its vector size). */
+const ONE_CHUNK = 2048;
+
 /** One run on one pooled connection. */
 class DuckDbRun implements DriverRun {
   #interrupted = false;
@@ -180,8 +183,11 @@ class DuckDbRun implements DriverRun {
       }
       // An interrupt that lands between statements is lost, so look before starting this one.
       if (this.#interrupted) throw new Error('Interrupt Error: the deadline passed');
-      // Streamed, not materialised: a result past a cap is never built whole in the engine.
-      const result = await prepared.stream();
+      // Streamed, so a result past a cap is never built whole in the engine; unless the cap is
+      // within one chunk, which is all a stream holds at once too: then one call runs the
+      // statement and its rows are read without another trip to DuckDB's threads.
+      const materialise = limits.maxRows <= ONE_CHUNK;
+      const result = materialise ? await prepared.run() : await prepared.stream();
       // Rows are keyed by the generated names: the statement's own, as it aliases every column.
       const columns = generated.columns;
       const encode = chunkEncoder(
@@ -189,7 +195,7 @@ class DuckDbRun implements DriverRun {
         result.columnTypes(),
         columns.map((c) => c.type),
       );
-      return new DuckDbRows(result, encode, own);
+      return new DuckDbRows(result, encode, own, materialise ? (result as DuckDBMaterializedResult) : undefined);
     } catch (e) {
       own?.destroySync();
       throw e;
@@ -217,15 +223,19 @@ class DuckDbRows implements RowStream {
   #at = 0;
   #count = 0;
 
-  /** `own`: a statement prepared for this run alone, destroyed with the stream. */
+  /** The next chunk of a materialised result. */
+  #next = 0;
+
+  /** `own`: a statement prepared for this run alone, destroyed with the stream; `whole`: the result, when materialised. */
   constructor(
     private readonly result: DuckDBResult,
     private readonly encode: ChunkEncoder,
     private readonly own: DuckDBPreparedStatement | undefined,
+    private readonly whole: DuckDBMaterializedResult | undefined,
   ) {}
 
   read(rows: ResultRow[], max: number): boolean | Promise<boolean> {
-    if (this.#at >= this.#count) return this.#fetch(rows, max);
+    if (this.#at >= this.#count) return this.whole === undefined ? this.#fetch(rows, max) : this.#take(this.whole, rows, max);
     const to = Math.min(this.#count, this.#at + max);
     this.encode(this.#chunk as DuckDBDataChunk, this.#at, to, rows);
     this.#at = to;
@@ -233,7 +243,14 @@ class DuckDbRows implements RowStream {
   }
 
   async #fetch(rows: ResultRow[], max: number): Promise<boolean> {
-    const chunk = await this.result.fetchChunk();
+    return this.#start(await this.result.fetchChunk(), rows, max);
+  }
+
+  #take(whole: DuckDBMaterializedResult, rows: ResultRow[], max: number): boolean {
+    return this.#start(this.#next < whole.chunkCount ? whole.getChunk(this.#next++) : null, rows, max);
+  }
+
+  #start(chunk: DuckDBDataChunk | null, rows: ResultRow[], max: number): boolean {
     if (chunk === null || chunk.rowCount === 0) return false;
     this.#chunk = chunk;
     this.#at = 0;

@@ -45,6 +45,20 @@ describe('DuckDbQueryRunner', () => {
     assert.deepEqual(ok.rows, [{ n: 2 }]);
   });
 
+  test('rows come back whole and in order whether the result is read at once (a cap within one chunk) or streamed', async () => {
+    // 2048 rows (one DuckDB chunk) is where the driver switches from a materialised result to a stream.
+    const every3 = prepared('select x from unnest(generate_array(1, 9000)) as x where mod(x, 3) = 0');
+    for (const maxRows of [1, 700, 2000, 2048, 2049, 2999]) {
+      const r = await runner.run(every3, { project: 'default' }, { timeoutMs: 5000, maxRows });
+      assert.equal(r.rows.length, maxRows, `maxRows ${maxRows}`);
+      assert.deepEqual(
+        r.rows.map((row) => row.x),
+        Array.from({ length: maxRows }, (_, i) => 3 * (i + 1)),
+        `maxRows ${maxRows}`,
+      );
+    }
+  });
+
   test('warnings come back with the rows', async () => {
     const r = await runner.run(
       prepared('select parsed.detail from postgres_logs cross join unnest(metadata) as m cross join unnest(m.parsed) as parsed limit 1'),
