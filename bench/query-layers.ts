@@ -60,16 +60,10 @@ try {
   const saved = logsAllSql;
   const backend = createSqlBackend({ catalog, engine: engine.query });
   const info = await backend.inspect(saved);
-  const newest = await engine.query.run(
-    prepareEndpointQuery({ saved: 'select max(timestamp) as t from `cloudflare.logs.prod`', catalog, sandboxable: false }),
-    {},
-    {
-      timeoutMs: 60_000,
-      maxRows: 1,
-    },
-  );
+  /** One row of a question asked of the sources directly (not through logs.all). */
+  const ask = (sql: string) => engine.query.run(prepareEndpointQuery({ saved: sql, catalog, sandboxable: false }), {}, { timeoutMs: 60_000, maxRows: 1 });
+  const newest = await ask('select max(timestamp) as t from `cloudflare.logs.prod`');
   // An edge event of the project from the middle of the data, as the bench's own lookup.
-  const ask = (saved: string) => engine.query.run(prepareEndpointQuery({ saved, catalog, sandboxable: false }), {}, { timeoutMs: 60_000, maxRows: 1 });
   const edgeCount = Number((await ask("select count(*) as n from `cloudflare.logs.prod` where project = 'default'")).rows[0]?.n ?? 0);
   const middle = await ask(`select id from \`cloudflare.logs.prod\` where project = 'default' order by timestamp limit 1 offset ${Math.floor(edgeCount / 2)}`);
   const end = String(newest.rows[0]?.t);
