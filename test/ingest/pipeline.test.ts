@@ -59,6 +59,28 @@ function source(name = `test.source.${++n}`): { id: string; name: string } {
   return { id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, name };
 }
 
+/** Storage passing every call through to `real` (a test replaces the calls it watches). */
+function wrapped(real: StorageEngine): StorageEngine {
+  return {
+    capabilities: real.capabilities,
+    createSourceTable: (t) => real.createSourceTable(t),
+    dropSourceTable: (t) => real.dropSourceTable(t),
+    applySchemaChanges: (t, b, a, c) => real.applySchemaChanges(t, b, a, c),
+    describeTable: (t) => real.describeTable(t),
+    deleteOlderThan: (t, c) => real.deleteOlderThan(t, c),
+    append: (batches) => real.append(batches),
+  };
+}
+
+/** Resolves once `done()` holds (checked every millisecond, for at most 5 s). */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 /** Rows of a source as plain JSON (nested values through to_json), oldest first. */
 async function rows(s: Stack, name: string, columns = '*'): Promise<Record<string, unknown>[]> {
   const entry = s.stack.sources.catalog.sourceByName(name);
@@ -163,6 +185,48 @@ describe('IngestService', () => {
     await s.close();
   });
 
+  it('hands a request arriving while a group is being written to storage before that group commits', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const appended: string[] = [];
+    const s = await open(undefined, {
+      storage: (real) => ({
+        ...wrapped(real),
+        // The COMMIT of 'first' takes as long as the test says.
+        async append(batches) {
+          const message = String(batches[0]?.events[0]?.event_message);
+          appended.push(message);
+          const written = real.append(batches);
+          if (message === 'first') await held;
+          return written;
+        },
+      }),
+    });
+    const src = source();
+    // The source's table exists first, so neither request below waits for a schema change.
+    await s.ingest.ingest(src, [{ event_message: 'warm-up' }]);
+    appended.length = 0;
+    const first = s.ingest.ingest(src, [{ event_message: 'first' }]);
+    await until(() => appended.length === 1);
+    // Arrives while the first group's append has not finished: it does not wait for it.
+    const second = s.ingest.ingest(src, [{ event_message: 'second' }]);
+    await until(() => appended.length === 2);
+    assert.deepEqual(appended, ['first', 'second']);
+    await second;
+    let firstSettled = false;
+    void first.then(() => {
+      firstSettled = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(firstSettled, false, 'the first request waits for its own COMMIT');
+    release();
+    await first;
+    assert.deepEqual((await rows(s, src.name, 'event_message')).map((r) => r.event_message).sort(), ['first', 'second', 'warm-up']);
+    await s.close();
+  });
+
   it('refuses with OVERLOADED when the queue is full, and stores the rest', async () => {
     const s = await open(undefined, { maxQueuedEvents: 100 });
     const src = source();
@@ -219,12 +283,7 @@ describe('IngestService', () => {
     const s = await open(undefined, {
       maxGroupEvents: 2,
       storage: (real) => ({
-        capabilities: real.capabilities,
-        createSourceTable: (t) => real.createSourceTable(t),
-        dropSourceTable: (t) => real.dropSourceTable(t),
-        applySchemaChanges: (t, b, a, c) => real.applySchemaChanges(t, b, a, c),
-        describeTable: (t) => real.describeTable(t),
-        deleteOlderThan: (t, c) => real.deleteOlderThan(t, c),
+        ...wrapped(real),
         // A poisoned transaction fails as a COMMIT would: after both in-flight groups reached storage.
         async append(batches) {
           if (!isPoisoned(batches)) return real.append(batches);
