@@ -178,12 +178,7 @@ function refusalOf(file: string, failure: OpenFailure, cause: unknown): StartupE
 async function attachInstance(file: string, settings: Record<string, string>, attach: AttachOptions): Promise<DuckDBInstance> {
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${file}.tmp`, ...settings });
   try {
-    const conn = await instance.connect();
-    try {
-      await conn.run(`ATTACH ${quoteString(file)} AS ${ATTACHED_CATALOG} (ROW_GROUP_SIZE ${attach.rowGroupSize})`);
-    } finally {
-      conn.closeSync();
-    }
+    await runOnce(instance, [`ATTACH ${quoteString(file)} AS ${ATTACHED_CATALOG} (ROW_GROUP_SIZE ${attach.rowGroupSize})`]);
     return instance;
   } catch (e) {
     instance.closeSync();
@@ -195,16 +190,19 @@ async function attachInstance(file: string, settings: Record<string, string>, at
 async function replayByAttach(file: string): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:');
   try {
-    const conn = await instance.connect();
-    try {
-      await conn.run(`ATTACH ${quoteString(file)} AS quarry_recovered`);
-      await conn.run('CHECKPOINT quarry_recovered');
-      await conn.run('DETACH quarry_recovered');
-    } finally {
-      conn.closeSync();
-    }
+    await runOnce(instance, [`ATTACH ${quoteString(file)} AS quarry_recovered`, 'CHECKPOINT quarry_recovered', 'DETACH quarry_recovered']);
   } finally {
     instance.closeSync();
+  }
+}
+
+/** Runs `statements` in order on a connection of its own, closed afterwards. */
+async function runOnce(instance: DuckDBInstance, statements: readonly string[]): Promise<void> {
+  const conn = await instance.connect();
+  try {
+    for (const sql of statements) await conn.run(sql);
+  } finally {
+    conn.closeSync();
   }
 }
 
