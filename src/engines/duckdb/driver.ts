@@ -186,8 +186,8 @@ class DuckDbRun implements DriverRun {
       // Streamed, so a result past a cap is never built whole in the engine; unless the cap is
       // within one chunk, which is all a stream holds at once too: then one call runs the
       // statement and its rows are read without another trip to DuckDB's threads.
-      const materialise = limits.maxRows <= ONE_CHUNK;
-      const result = materialise ? await prepared.run() : await prepared.stream();
+      const whole = limits.maxRows <= ONE_CHUNK ? await prepared.run() : undefined;
+      const result = whole ?? (await prepared.stream());
       // Rows are keyed by the generated names: the statement's own, as it aliases every column.
       const columns = generated.columns;
       const encode = chunkEncoder(
@@ -195,7 +195,7 @@ class DuckDbRun implements DriverRun {
         result.columnTypes(),
         columns.map((c) => c.type),
       );
-      return new DuckDbRows(result, encode, own, materialise ? (result as DuckDBMaterializedResult) : undefined);
+      return new DuckDbRows(result, encode, own, whole);
     } catch (e) {
       own?.destroySync();
       throw e;
